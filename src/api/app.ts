@@ -1,0 +1,163 @@
+/**
+ * The live HTTP API of a run, as a Hono app: JSON views of the run state, Prometheus metrics,
+ * artifact downloads, probes, and self-hosted OpenAPI documentation. It only reads the
+ * `ApiSource`; nothing here can change the run.
+ */
+
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { cors } from "hono/cors";
+import { redactConfig, redactText } from "../config/redact.ts";
+import { DOCS_CSP, docsPage, RENDERER_JS, RENDERER_PATH } from "./docs.ts";
+import { contentTypeFor, listArtifacts, resolveArtifact } from "./files.ts";
+import { openApiDocument } from "./openapi.ts";
+import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from "./prometheus.ts";
+import type { ApiSource } from "./types.ts";
+
+/** Options of `createApiApp`. */
+export interface ApiAppOptions {
+  /** Origins allowed by CORS; none (CORS off) by default. `["*"]` allows every origin. */
+  corsOrigins?: string[];
+}
+
+const FILES_PREFIX = "/api/results/files/";
+
+function notFound(c: Context) {
+  return c.json({ detail: "Not Found" }, 404);
+}
+
+/** BigInt (epoch ns) as a JSON number when exact, else as a decimal string. */
+function bigintReplacer(_key: string, value: unknown): unknown {
+  if (typeof value !== "bigint") return value;
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value.toString();
+}
+
+/** A JSON answer that tolerates BigInt values (JSON.stringify alone throws on them). */
+function jsonBody(c: Context, value: unknown) {
+  return c.body(JSON.stringify(value, bigintReplacer), 200, {
+    "Content-Type": "application/json",
+  });
+}
+
+/** The API app for one run. */
+export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Hono {
+  const app = new Hono();
+
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    const origins = options.corsOrigins;
+    app.use("*", cors({ origin: origins.includes("*") ? "*" : origins, allowMethods: ["GET"] }));
+  }
+  // Live values must never be served from a cache.
+  app.use("*", async (c, next) => {
+    await next();
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+    c.header("X-Content-Type-Options", "nosniff");
+  });
+
+  // The source gives redacted values already; redacting again costs little and guards a slip.
+  app.get("/api/config", (c) => jsonBody(c, redactConfig(source.config())));
+  app.get("/api/run", (c) => jsonBody(c, redactConfig(source.runInfo())));
+
+  app.get("/api/metrics", (c) => {
+    const snap = source.snapshot();
+    return jsonBody(c, {
+      reprise_version: snap.info.version,
+      benchmark_id: source.runInfo().benchmark_id,
+      model: snap.info.model,
+      endpoint_type: snap.info.endpoint_type,
+      streaming: snap.info.streaming,
+      concurrency: snap.info.concurrency,
+      request_rate: snap.info.request_rate,
+      updated_at: snap.updatedAt,
+      metrics: snap.metrics,
+    });
+  });
+
+  app.get("/metrics", (c) => {
+    const body = formatPrometheus(source.snapshot(), source.runInfo(), source.status());
+    return c.body(body, 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE });
+  });
+
+  app.get("/api/progress", (c) => {
+    const phases: Record<string, unknown> = {};
+    for (const [phase, p] of Object.entries(source.snapshot().progress)) {
+      phases[phase] = { phase, ...p };
+    }
+    return jsonBody(c, { phases });
+  });
+
+  app.get("/api/workers", (c) => jsonBody(c, { workers: source.snapshot().workers }));
+
+  app.get("/api/results", (c) => {
+    const status = source.status();
+    const results = source.results();
+    return jsonBody(
+      c,
+      results === null || results === undefined
+        ? { status }
+        : { status, results: redactConfig(results) },
+    );
+  });
+
+  app.get("/api/results/list", async (c) => {
+    const dir = source.artifactDir();
+    return c.json({ files: dir === null ? [] : await listArtifacts(dir) });
+  });
+
+  app.get(`${FILES_PREFIX}*`, async (c) => {
+    const dir = source.artifactDir();
+    // The raw path, so that a percent-encoded `/` or `..` is judged after exactly one decoding.
+    const pathname = new URL(c.req.url).pathname;
+    if (dir === null || !pathname.startsWith(FILES_PREFIX)) return notFound(c);
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname.slice(FILES_PREFIX.length));
+    } catch {
+      return notFound(c);
+    }
+    const found = await resolveArtifact(dir, rel);
+    if (found === null) return notFound(c);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(found.path, { read: true });
+    } catch {
+      return notFound(c);
+    }
+    const name = rel.split("/").pop() ?? "file";
+    return c.body(file.readable, 200, {
+      "Content-Type": contentTypeFor(name),
+      "Content-Length": String(found.size),
+      "Content-Disposition": `attachment; filename="${name.replace(/["\\\r\n]/g, "_")}"; ` +
+        `filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+  });
+
+  app.get("/healthz", (c) => {
+    const failed = source.status() === "failed";
+    return c.text(failed ? "unhealthy" : "ok", failed ? 503 : 200);
+  });
+  app.get("/readyz", (c) => {
+    const ready = source.status() === "running";
+    return c.text(ready ? "ok" : "not ready", ready ? 200 : 503);
+  });
+
+  app.get("/openapi.json", (c) => c.json(openApiDocument(source.snapshot().info.version)));
+  for (const mode of ["docs", "redoc"] as const) {
+    app.get(`/${mode}`, (c) => {
+      c.header("Content-Security-Policy", DOCS_CSP);
+      return c.html(docsPage(mode, "reprise live API"));
+    });
+  }
+  app.get(RENDERER_PATH, (c) => {
+    return c.body(RENDERER_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+
+  app.notFound(notFound);
+  app.onError((err, c) => {
+    // A failing source is the run's problem, not a reason to stop serving: answer 500.
+    return c.json({ detail: redactText(`Internal error: ${err.message}`, []) }, 500);
+  });
+  return app;
+}

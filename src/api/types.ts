@@ -1,0 +1,95 @@
+/**
+ * What the live HTTP API reads from a run. The run state implements `ApiSource`; the API only
+ * reads, never drives the run, and every value it serves has already been redacted.
+ */
+
+import type { Phase } from "../load/record.ts";
+
+/** Where a run is in its life. `/readyz` is 200 only while `running`; `/healthz` is 503 once `failed`. */
+export type RunStatus = "starting" | "running" | "complete" | "failed" | "cancelled";
+
+/** Statistics of one metric, as in `profile_export_aiperf.json` (display units). */
+export interface MetricStats {
+  unit: string;
+  /** Display name, used as the Prometheus `# HELP` text when present. */
+  header?: string;
+  avg?: number;
+  min?: number;
+  max?: number;
+  p1?: number;
+  p5?: number;
+  p10?: number;
+  p25?: number;
+  p50?: number;
+  p75?: number;
+  p90?: number;
+  p95?: number;
+  p99?: number;
+  std?: number;
+  count?: number;
+  sum?: number;
+  [k: string]: unknown;
+}
+
+/** Progress of one benchmark phase (counts since the phase started). */
+export interface PhaseProgress {
+  sent: number;
+  completed: number;
+  errors: number;
+  cancelled: number;
+  in_flight: number;
+  sessions_started: number;
+  sessions_completed: number;
+  /** When the phase started, epoch nanoseconds as a decimal string (too large for a JSON number). */
+  start_ns?: string;
+}
+
+/** What one Worker has done so far. */
+export interface WorkerStats {
+  requests: number;
+  errors: number;
+  in_flight: number;
+  /** `starting`, `running`, `stopping`, `stopped`, `failed`. */
+  state: string;
+}
+
+/** Run identity, the same object as `run_info` in `profile_export_aiperf.json`. */
+export interface RunInfo {
+  benchmark_id: string;
+  random_seed: number | null;
+  /** The command line, redacted (`redactArgs`). */
+  cli_command: string;
+  [k: string]: unknown;
+}
+
+/** The live view of a run, refreshed on `--stats-interval`; reading it must be cheap. */
+export interface LiveSnapshot {
+  /** ISO time of the refresh. */
+  updatedAt: string;
+  info: {
+    model: string;
+    endpoint_type: string;
+    streaming: boolean;
+    concurrency: number | null;
+    request_rate: number | null;
+    version: string;
+  };
+  /** Metric tag → statistics over the profiling records so far. */
+  metrics: Record<string, MetricStats>;
+  progress: Record<Phase, PhaseProgress>;
+  /** Worker id → its counters. */
+  workers: Record<string, WorkerStats>;
+}
+
+/** The run state, as the API sees it. Implemented by the run; every method is cheap and does not throw. */
+export interface ApiSource {
+  status(): RunStatus;
+  /** The resolved configuration, already redacted (`redactConfig`). */
+  config(): Record<string, unknown>;
+  runInfo(): RunInfo;
+  snapshot(): LiveSnapshot;
+  /** The final `profile_export_aiperf.json` object once the run is complete, else null. */
+  results(): unknown | null;
+  /** The run's artifact directory, or null before it exists. */
+  artifactDir(): string | null;
+}

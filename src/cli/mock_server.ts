@@ -1,0 +1,26 @@
+/** `reprise mock-server`: the built-in OpenAI-compatible server, for demos, tests and benchmarks. */
+
+import { mockServerOptions } from "../config/options.ts";
+import { ConfigError, parseOptions } from "../config/parse.ts";
+import { runMockServer } from "../mock/cli.ts";
+import { ExitCode } from "./exit_codes.ts";
+import { renderHelp } from "./help.ts";
+import type { Io } from "./io.ts";
+
+/** Runs `reprise mock-server` until Ctrl+C; returns the exit code. */
+export async function mockServerCommand(args: string[], io: Io): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout(renderHelp(
+      "reprise mock-server [options]",
+      "Serve OpenAI-compatible chat, completions, Responses, embeddings, rankings, Anthropic messages and TGI APIs with configurable timing and faults.",
+      mockServerOptions,
+    ));
+    return ExitCode.OK;
+  }
+  const { values, positionals } = parseOptions(mockServerOptions, args, io.env);
+  if (positionals.length) throw new ConfigError(`unexpected argument "${positionals[0]}"`);
+  return await runMockServer(values, {
+    stderr: (line) => io.stderr(line + "\n"),
+    signal: io.signal,
+  });
+}

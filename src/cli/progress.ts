@@ -1,0 +1,56 @@
+/**
+ * The progress display on stderr. It reads the shared counters on a fixed cadence and never
+ * waits on measurement: a slow terminal cannot slow the run.
+ */
+
+import { Ctl } from "../load/control.ts";
+
+/** What the display shows, read from the shared counters. */
+export interface ProgressSource {
+  control: Int32Array;
+  /** Requests the phase will send, when known. */
+  total: number | null;
+  phase: string;
+}
+
+/** Starts the display; the returned function stops it and clears the live line. */
+export function startProgress(
+  mode: "progress" | "simple" | "none",
+  isTerminal: boolean,
+  write: (text: string) => void,
+  source: () => ProgressSource | null,
+): () => void {
+  if (mode === "none") return () => {};
+  const live = mode === "progress" && isTerminal;
+  const started = performance.now();
+  let last = -1;
+  const render = () => {
+    const s = source();
+    if (!s) return "";
+    const done = Atomics.load(s.control, Ctl.COMPLETED);
+    const errors = Atomics.load(s.control, Ctl.ERRORS);
+    const inFlight = Atomics.load(s.control, Ctl.IN_FLIGHT);
+    const secs = (performance.now() - started) / 1000;
+    const rate = secs > 0 ? done / secs : 0;
+    const of = s.total !== null ? `/${s.total}` : "";
+    const pct = s.total ? ` ${Math.floor((100 * done) / s.total)}%` : "";
+    return `${s.phase}: ${done}${of} requests${pct}, ${errors} errors, ${inFlight} in flight, ${
+      rate.toFixed(1)
+    } req/s, ${secs.toFixed(1)} s`;
+  };
+  const timer = setInterval(() => {
+    const line = render();
+    if (!line) return;
+    if (live) write(`\r\x1b[2K${line}`);
+    else {
+      const s = source();
+      const done = s ? Atomics.load(s.control, Ctl.COMPLETED) : 0;
+      if (done !== last) write(`${line}\n`);
+      last = done;
+    }
+  }, live ? 250 : 5000);
+  return () => {
+    clearInterval(timer);
+    if (live) write("\r\x1b[2K");
+  };
+}

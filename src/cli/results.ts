@@ -1,0 +1,117 @@
+/**
+ * A run's results as they accumulate: each record is measured, appended to
+ * `profile_export.jsonl` and aggregated the moment it arrives; `finish` writes the summary files.
+ */
+
+import { join } from "node:path";
+import type { Endpoint } from "../endpoints/types.ts";
+import { renderConsoleTable } from "../export/console_table.ts";
+import { writeInputsJson } from "../export/inputs_json.ts";
+import { RecordWriter } from "../export/record_writer.ts";
+import { writeSummaryCsv } from "../export/summary_csv.ts";
+import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
+import type { PlannedConversation } from "../load/plan.ts";
+import type { RequestRecord } from "../load/record.ts";
+import { MetricsAggregator } from "../metrics/aggregator.ts";
+import { computeRecordMetrics } from "../metrics/record_metrics.ts";
+import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";
+import { promptText } from "../tokenizer/prompt_text.ts";
+
+/** What `finish` reports back to the command. */
+export interface RunOutcome {
+  /** The console table. */
+  table: string;
+  completed: number;
+  errors: number;
+  errorTypes: Set<string>;
+}
+
+/** The parts of {@link RunInfo} known before the run starts. */
+export type RunIdentity = Omit<RunInfo, "startNs" | "endNs" | "wasCancelled">;
+
+/** Accumulates one run's records into metrics and artifacts. */
+export class Results {
+  readonly aggregator = new MetricsAggregator();
+  #writer: RecordWriter;
+  #tokenizer: Tokenizer = builtinTokenizer();
+  #inputTokens: (number | null)[][];
+  #opts: ResultsOptions;
+  #errorTypes = new Set<string>();
+
+  private constructor(opts: ResultsOptions, writer: RecordWriter) {
+    this.#opts = opts;
+    this.#writer = writer;
+    this.#inputTokens = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
+  }
+
+  /** Creates the run directory, writes `inputs.json`, and opens `profile_export.jsonl`. */
+  static async open(opts: ResultsOptions): Promise<Results> {
+    await Deno.mkdir(opts.runDir, { recursive: true });
+    await writeInputsJson(
+      join(opts.runDir, "inputs.json"),
+      opts.conversations.map((c) => ({ sessionId: c.sessionId, payloads: c.bodies })),
+    );
+    const writer = await RecordWriter.open(join(opts.runDir, "profile_export.jsonl"));
+    return new Results(opts, writer);
+  }
+
+  /** Input tokens of a turn, counted once per dataset entry, off the Workers' request path. */
+  #isl(conv: number, turn: number): number | null {
+    const cached = this.#inputTokens[conv]?.[turn];
+    if (cached !== undefined) return cached;
+    let n: number | null = null;
+    try {
+      n = this.#tokenizer.count(
+        promptText(JSON.parse(this.#opts.conversations[conv].bodies[turn])),
+      );
+    } catch {
+      n = null;
+    }
+    this.#inputTokens[conv][turn] = n;
+    return n;
+  }
+
+  /** Measures, records and aggregates one finished request. */
+  add(record: RequestRecord): void {
+    const metrics = computeRecordMetrics(record, {
+      inputTokens: this.#isl(record.conversationIndex, record.turnIndex),
+      tokenizer: this.#tokenizer,
+      streaming: this.#opts.streaming,
+      producesTokens: this.#opts.endpoint.producesTokens !== false,
+    });
+    if (record.error) this.#errorTypes.add(record.error.type);
+    this.aggregator.add(record, metrics);
+    this.#writer.write(record, metrics);
+  }
+
+  /** Closes the records file and writes the summary JSON and CSV. */
+  async finish(
+    run: { startNs: bigint; endNs: bigint; wasCancelled: boolean },
+    opts: { color?: boolean } = {},
+  ): Promise<RunOutcome> {
+    this.#writer.close();
+    const summary = this.aggregator.summary();
+    const info: RunInfo = { ...this.#opts.run, ...run };
+    await writeSummaryJson(join(this.#opts.runDir, "profile_export_aiperf.json"), summary, info, {
+      errorSummary: this.aggregator.errorSummary(),
+    });
+    await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
+    const title = `reprise | ${this.#opts.endpoint.metricsTitle}`;
+    const errors = this.aggregator.errorCount;
+    return {
+      table: renderConsoleTable(summary, title, { color: opts.color }),
+      completed: this.aggregator.requestCount + errors,
+      errors,
+      errorTypes: this.#errorTypes,
+    };
+  }
+}
+
+/** How to set up a run's results. */
+export interface ResultsOptions {
+  runDir: string;
+  conversations: PlannedConversation[];
+  streaming: boolean;
+  endpoint: Endpoint;
+  run: RunIdentity;
+}

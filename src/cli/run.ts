@@ -1,0 +1,179 @@
+/**
+ * Runs one benchmark: plans the phase, starts the Worker pool, turns arriving records into
+ * metrics and artifact lines, and writes the summary — also after Ctrl+C.
+ */
+
+import { join } from "node:path";
+import type { ProfileConfig } from "../config/options.ts";
+import { redactConfig, redactText } from "../config/redact.ts";
+import type { Dataset } from "../dataset/types.ts";
+import type { Endpoint } from "../endpoints/types.ts";
+import { nowNs } from "../load/clock.ts";
+import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
+import { WorkerPool } from "../load/pool.ts";
+import type { RequestRecord } from "../load/record.ts";
+import { VERSION } from "../version.ts";
+import { ExitCode } from "./exit_codes.ts";
+import type { Io } from "./io.ts";
+import { startProgress } from "./progress.ts";
+import type { Target } from "./target.ts";
+import { Results } from "./results.ts";
+
+/** Everything a run needs, resolved from the command line. */
+export interface RunInput {
+  config: ProfileConfig;
+  dataset: Dataset;
+  endpoint: Endpoint;
+  target: Target;
+  /** The command line with secrets redacted. */
+  cliCommand: string;
+  io: Io;
+}
+
+/** AIPerf's run directory name: `<model>-openai-<endpoint>-concurrency<N>`. */
+export function runDirName(model: string, endpointType: string, concurrency: number): string {
+  const safe = model.replace(/[^A-Za-z0-9._-]+/g, "_");
+  return `${safe}-openai-${endpointType}-concurrency${concurrency}`;
+}
+
+/**
+ * With `--streaming`, a payload that does not say whether to stream is asked to: `"stream":true`
+ * is appended to its top-level object, the rest of its bytes untouched. A payload that sets
+ * `stream` itself is sent as it is.
+ */
+export function streamingBody(body: string, streaming: boolean): string {
+  if (!streaming) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return body;
+  if ("stream" in parsed) return body;
+  const end = body.lastIndexOf("}");
+  const empty = Object.keys(parsed).length === 0;
+  return `${body.slice(0, end)}${empty ? "" : ","}"stream":true${body.slice(end)}`;
+}
+
+function modelOf(config: ProfileConfig, dataset: Dataset): string {
+  if (config.model) return config.model;
+  for (const c of dataset.conversations) {
+    for (const t of c.turns) {
+      try {
+        const m = (JSON.parse(t.body) as { model?: unknown }).model;
+        if (typeof m === "string" && m) return m;
+      } catch { /* a body without a model names nothing */ }
+    }
+  }
+  return "model";
+}
+
+/** Runs the benchmark and writes the artifacts; returns the exit code. */
+export async function runBenchmark(input: RunInput): Promise<number> {
+  const { config, dataset, endpoint, target, io } = input;
+  const model = modelOf(config, dataset);
+  const seed = config.randomSeed ?? Math.floor(Math.random() * 2 ** 31);
+  const benchmarkId = crypto.randomUUID();
+  const runDir = join(
+    config.artifactDir,
+    runDirName(model, config.endpointType, config.concurrency),
+  );
+  const streaming = config.streaming && endpoint.supportsStreaming;
+
+  const conversations: PlannedConversation[] = dataset.conversations.map((c) => ({
+    sessionId: c.sessionId,
+    bodies: c.turns.map((t) => streamingBody(t.body, streaming)),
+    delaysMs: c.turns.some((t) => t.delayMs) ? c.turns.map((t) => t.delayMs ?? 0) : undefined,
+  }));
+  const totalTurns = conversations.reduce((n, c) => n + c.bodies.length, 0);
+  const requestLimit = config.requestCount ?? totalTurns;
+  const conversationLimit = config.requestCount ? 2 ** 31 - 1 : conversations.length;
+
+  const inputConfig = redactConfig({ ...config, model, streaming }) as Record<string, unknown>;
+  const results = await Results.open({
+    runDir,
+    conversations,
+    streaming,
+    endpoint,
+    run: {
+      benchmarkId,
+      cliCommand: input.cliCommand,
+      randomSeed: seed,
+      inputConfig,
+      version: VERSION,
+    },
+  });
+
+  const cores = navigator.hardwareConcurrency || 1;
+  const workers = Math.max(1, Math.min(config.workersMax ?? cores, config.concurrency));
+  const pool = await WorkerPool.start(workers, conversations);
+  const plan: PhasePlan = {
+    phase: "profiling",
+    url: target.url,
+    headers: target.headers,
+    endpointType: config.endpointType,
+    streaming,
+    timeoutMs: config.requestTimeoutSeconds * 1000,
+    requestLimit,
+    conversationLimit,
+    sampling: config.datasetSamplingStrategy,
+    seed,
+  };
+
+  let interrupted = false;
+  const onSoft = () => {
+    interrupted = true;
+    pool.stopIssuing();
+    io.stderr(
+      "\nstopping: no new requests; waiting for those in flight (Ctrl+C again cancels them)\n",
+    );
+  };
+  const onHard = () => {
+    pool.abortInFlight();
+    io.stderr("\ncancelling requests in flight\n");
+  };
+  io.signal?.addEventListener("abort", onSoft, { once: true });
+  io.hardSignal?.addEventListener("abort", onHard, { once: true });
+  const stopProgress = startProgress(config.ui, io.isTerminal, io.stderr, () => ({
+    control: pool.control,
+    total: requestLimit,
+    phase: "profiling",
+  }));
+
+  const startNs = nowNs();
+  let failure: Error | null = null;
+  try {
+    await pool.runPhase(plan, config.concurrency, (records: RequestRecord[]) => {
+      for (const r of records) results.add(r);
+    });
+  } catch (e) {
+    failure = e as Error;
+  } finally {
+    stopProgress();
+    pool.close();
+    io.signal?.removeEventListener("abort", onSoft);
+    io.hardSignal?.removeEventListener("abort", onHard);
+  }
+  const endNs = nowNs();
+
+  const color = io.isTerminal && io.env("NO_COLOR") === undefined;
+  const summary = await results.finish({ startNs, endNs, wasCancelled: interrupted }, { color });
+  io.stdout(summary.table);
+  io.stderr(`artifacts: ${runDir}\n`);
+  if (failure) {
+    io.stderr(`error: ${redactText(failure.message, target.secrets)}\n`);
+    return ExitCode.RUN_FAILED;
+  }
+  if (interrupted) return ExitCode.INTERRUPTED;
+  if (summary.completed > 0 && summary.errors === summary.completed) {
+    const unreachable = summary.errorTypes.size === 1 && summary.errorTypes.has("ConnectionError");
+    io.stderr(
+      `error: every request failed${
+        unreachable ? ` (cannot connect to ${target.baseUrl})` : ""
+      }; see error_summary in profile_export_aiperf.json\n`,
+    );
+    return unreachable ? ExitCode.UNREACHABLE : ExitCode.RUN_FAILED;
+  }
+  return ExitCode.OK;
+}

@@ -1,0 +1,93 @@
+/** Where requests go and with which headers, from the config. */
+
+import type { ProfileConfig } from "../config/options.ts";
+import { ConfigError } from "../config/parse.ts";
+import { urlCredentials } from "../config/redact.ts";
+import type { Endpoint } from "../endpoints/types.ts";
+
+/** The resolved request target. */
+export interface Target {
+  /** Full request URL (credentials removed). */
+  url: string;
+  /** The server's base URL (scheme, host, port), for readiness probes. */
+  baseUrl: string;
+  headers: Record<string, string>;
+  /** Secret values to scrub from any text that leaves the process. */
+  secrets: string[];
+}
+
+/** Parses `-H` values: `Name: value`, `Name:value`, or a JSON object of headers. */
+export function parseHeaders(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const t = v.trim();
+    if (t.startsWith("{")) {
+      let obj: unknown;
+      try {
+        obj = JSON.parse(t);
+      } catch {
+        throw new ConfigError(
+          `--header must be \`Name: value\` or a JSON object, got invalid JSON`,
+        );
+      }
+      if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+        throw new ConfigError(`--header JSON must be an object of header names to values`);
+      }
+      for (const [k, val] of Object.entries(obj)) out[k] = String(val);
+      continue;
+    }
+    const i = t.indexOf(":");
+    if (i <= 0) {
+      throw new ConfigError(
+        `--header must be \`Name: value\` or a JSON object, got "${t.slice(0, 40)}"`,
+      );
+    }
+    out[t.slice(0, i).trim()] = t.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** Resolves URL, path and headers. */
+export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
+  let raw = config.url.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) raw = `http://${raw}`;
+  const { url: clean, authorization } = urlCredentials(raw);
+  let parsed: URL;
+  try {
+    parsed = new URL(clean);
+  } catch {
+    throw new ConfigError(`--url must be a URL such as http://localhost:8000, got "${clean}"`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(`--url must use http:// or https://, got "${parsed.protocol}"`);
+  }
+  const base = clean.replace(/\/+$/, "");
+  const path = config.endpoint ?? endpoint.path;
+  const url = path ? base + (path.startsWith("/") ? path : `/${path}`) : base;
+  const user = parseHeaders(config.header);
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "User-Agent": "reprise",
+  };
+  const secrets: string[] = [];
+  if (authorization) {
+    headers["Authorization"] = authorization;
+    secrets.push(authorization, authorization.replace(/^Basic\s+/i, ""));
+    const cred = /^[a-z][a-z0-9+.-]*:\/\/([^@/]*)@/i.exec(raw)?.[1];
+    if (cred) secrets.push(...cred.split(":").filter((s) => s.length >= 3));
+  }
+  if (config.apiKey) {
+    headers["Authorization"] = `Bearer ${config.apiKey}`;
+    secrets.push(config.apiKey);
+  }
+  for (const [k, v] of Object.entries(user)) {
+    for (const existing of Object.keys(headers)) {
+      if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+    }
+    headers[k] = v;
+    if (/auth|key|token|secret/i.test(k)) {
+      secrets.push(v, ...v.split(/\s+/).filter((s) => s.length >= 6));
+    }
+  }
+  return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
+}

@@ -1,0 +1,182 @@
+/**
+ * Turns argv and environment variables into a validated config, using an option table.
+ * Every message names the flag and says what was expected.
+ */
+
+import { parseArgs } from "node:util";
+import type { ConfigOf, OptionSpec, OptionTable } from "./options.ts";
+
+/** A config problem the user must fix; the CLI prints it and exits 2. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** The result of parsing: validated values, positional arguments, and which options were given. */
+export interface Parsed<T extends OptionTable> {
+  values: ConfigOf<T>;
+  positionals: string[];
+  /** Config keys set on the command line or by an env var (not defaults). */
+  given: Set<keyof T>;
+}
+
+/** Reads an environment variable; absent, or not permitted to read, both mean unset. */
+export type EnvReader = (name: string) => string | undefined;
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}
+
+/** The known flag closest to `flag`, when it is close enough to be a likely typo. */
+export function suggestFlag(table: OptionTable, flag: string): string | undefined {
+  const name = flag.replace(/^-+/, "").split("=")[0];
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const spec of Object.values(table)) {
+    for (const f of [spec.flag, ...(spec.aliases ?? [])]) {
+      const d = distance(name, f);
+      if (d < bestD) {
+        bestD = d;
+        best = f;
+      }
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3))
+    ? `--${best}`
+    : undefined;
+}
+
+function display(spec: OptionSpec): string {
+  return `--${spec.flag}`;
+}
+
+function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
+  if (spec.kind === "number") {
+    const text = String(raw).trim();
+    const n = text === "" ? NaN : Number(text);
+    if (!Number.isFinite(n)) {
+      throw new ConfigError(`${source} must be ${spec.expect}, got ${JSON.stringify(String(raw))}`);
+    }
+    return n;
+  }
+  if (spec.kind === "boolean") {
+    if (typeof raw === "boolean") return raw;
+    const text = String(raw).trim().toLowerCase();
+    if (["1", "true", "yes", "on"].includes(text)) return true;
+    if (["0", "false", "no", "off", ""].includes(text)) return false;
+    throw new ConfigError(`${source} must be true or false, got ${JSON.stringify(String(raw))}`);
+  }
+  if (spec.kind === "list") return Array.isArray(raw) ? raw.map(String) : [String(raw)];
+  return String(raw);
+}
+
+function validate(spec: OptionSpec, value: unknown, raw: unknown, source: string): unknown {
+  const result = spec.schema.safeParse(value);
+  if (!result.success) {
+    const shown = spec.secret
+      ? "<redacted>"
+      : JSON.stringify(Array.isArray(raw) ? raw : String(raw));
+    throw new ConfigError(`${source} must be ${spec.expect}, got ${shown}`);
+  }
+  return result.data;
+}
+
+/**
+ * Parses `argv` against `table`. Precedence: command line, then env vars, then defaults.
+ * Throws {@link ConfigError} for unknown flags (suggesting the nearest), missing values and
+ * invalid values.
+ */
+export function parseOptions<T extends OptionTable>(
+  table: T,
+  argv: string[],
+  env: EnvReader = () => undefined,
+): Parsed<T> {
+  const options: Record<
+    string,
+    { type: "string" | "boolean"; short?: string; multiple?: boolean }
+  > = {};
+  const owner = new Map<string, string>();
+  for (const [key, spec] of Object.entries(table)) {
+    for (const [i, name] of [spec.flag, ...(spec.aliases ?? [])].entries()) {
+      options[name] = {
+        type: spec.kind === "boolean" ? "boolean" : "string",
+        multiple: spec.kind === "list",
+        ...(i === 0 && spec.short ? { short: spec.short } : {}),
+      };
+      owner.set(name, key);
+    }
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options,
+      strict: true,
+      allowPositionals: true,
+      allowNegative: true,
+    });
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const m = /'([^']+)'/.exec(err.message);
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && m) {
+      const flag = m[1];
+      const hint = suggestFlag(table, flag);
+      throw new ConfigError(
+        `Unknown option ${flag}${hint ? `; did you mean ${hint}?` : ""} (see --help)`,
+      );
+    }
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      const flagMatch = /--([a-z0-9-]+)/.exec(err.message);
+      const key = flagMatch ? owner.get(flagMatch[1]) : undefined;
+      const spec = key ? table[key] : undefined;
+      throw new ConfigError(
+        spec ? `${display(spec)} needs a value: ${spec.expect}` : err.message,
+      );
+    }
+    throw new ConfigError(err.message);
+  }
+  const raw = parsed.values as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  const given = new Set<keyof T>();
+  for (const [key, spec] of Object.entries(table)) {
+    let value: unknown;
+    let source = display(spec);
+    let rawValue: unknown;
+    for (const name of [spec.flag, ...(spec.aliases ?? [])]) {
+      if (raw[name] === undefined) continue;
+      if (spec.kind === "list" && Array.isArray(rawValue)) {
+        rawValue = [...rawValue, ...(raw[name] as unknown[])];
+      } else rawValue = raw[name];
+      source = `--${name}`;
+    }
+    if (rawValue === undefined) {
+      for (const name of spec.env ?? []) {
+        const v = env(name);
+        if (v !== undefined && v !== "") {
+          rawValue = v;
+          source = `${name} (environment)`;
+          break;
+        }
+      }
+    }
+    if (rawValue !== undefined) {
+      value = validate(spec, convert(spec, rawValue, source), rawValue, source);
+      given.add(key as keyof T);
+    } else value = spec.default;
+    values[key] = value;
+  }
+  return { values: values as ConfigOf<T>, positionals: parsed.positionals, given };
+}

@@ -1,0 +1,42 @@
+/** OpenAI (legacy) completions: `/v1/completions`, text in `choices[0].text`. */
+
+import type { Endpoint, Parsed, SseEvent } from "./types.ts";
+import { errorIn, expectObject, isObject } from "./json.ts";
+import { normalizeUsage } from "./usage.ts";
+
+const DONE: Parsed = Object.freeze({ done: true });
+
+/** Reads a completion or one streamed chunk of it (both carry `choices[0].text`). */
+function readCompletion(json: unknown): Parsed {
+  const obj = expectObject(json, "the answer");
+  const error = errorIn(obj);
+  if (error) return { error };
+  const out: Parsed = {};
+  const choices = obj.choices;
+  if (Array.isArray(choices) && choices.length > 0 && isObject(choices[0])) {
+    const text = choices[0].text;
+    if (typeof text === "string" && text) out.text = text;
+    // Some servers put reasoning beside the text, as in chat.
+    const reasoning = choices[0].reasoning_content ?? choices[0].reasoning;
+    if (typeof reasoning === "string" && reasoning) out.reasoning = reasoning;
+  }
+  const usage = normalizeUsage(obj.usage);
+  if (usage) out.usage = usage;
+  return out;
+}
+
+/** The `completions` endpoint type. */
+export const completionsEndpoint: Endpoint = {
+  type: "completions",
+  path: "/v1/completions",
+  supportsStreaming: true,
+  metricsTitle: "LLM Metrics",
+  expectsDoneMarker: true,
+  parseResponse: readCompletion,
+  parseEvent(event: SseEvent): Parsed | null {
+    const data = event.data;
+    if (data === "[DONE]") return DONE;
+    if (data === "") return null;
+    return readCompletion(JSON.parse(data));
+  },
+};

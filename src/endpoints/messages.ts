@@ -1,0 +1,102 @@
+/**
+ * Anthropic Messages API: `/v1/messages`. Usage comes in two halves, input in `message_start`
+ * and output in `message_delta`; the transport merges them. `message_stop` ends the stream.
+ */
+
+import type { Endpoint, Parsed, SseEvent } from "./types.ts";
+import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
+import { normalizeUsage } from "./usage.ts";
+import { messageOf } from "../transport/server_message.ts";
+
+const DONE: Parsed = Object.freeze({ done: true });
+
+function withUsage(out: Parsed, usage: unknown): Parsed {
+  const u = normalizeUsage(usage);
+  if (u) out.usage = u;
+  return out;
+}
+
+function errorOf(obj: JsonObject): Parsed {
+  return { error: errorIn(obj) ?? { message: messageOf(obj) ?? JSON.stringify(obj) } };
+}
+
+/** Reads one streamed event. */
+export function parseMessagesEvent(event: SseEvent): Parsed | null {
+  const data = event.data;
+  if (data === "") return null;
+  const obj = expectObject(JSON.parse(data), "the event");
+  switch (str(obj.type) ?? event.event) {
+    case "content_block_delta": {
+      const delta = isObject(obj.delta) ? obj.delta : {};
+      switch (delta.type) {
+        case "text_delta": {
+          const text = str(delta.text);
+          return text ? { text } : null;
+        }
+        case "thinking_delta": {
+          const reasoning = str(delta.thinking);
+          return reasoning ? { reasoning } : null;
+        }
+        case "input_json_delta": {
+          // Tool input the model wrote counts as output text.
+          const text = str(delta.partial_json);
+          return text ? { text } : null;
+        }
+        default:
+          return null; // signature_delta and future kinds carry no text
+      }
+    }
+    case "content_block_start": {
+      // A tool call starts with its name; text blocks start empty.
+      const block = isObject(obj.content_block) ? obj.content_block : {};
+      if (block.type === "tool_use" && typeof block.name === "string" && block.name) {
+        return { text: block.name };
+      }
+      return null;
+    }
+    case "message_start":
+      return withUsage({}, isObject(obj.message) ? obj.message.usage : undefined);
+    case "message_delta":
+      return withUsage({}, obj.usage);
+    case "message_stop":
+      return DONE;
+    case "error":
+      return errorOf(obj);
+    default:
+      return null; // ping, content_block_stop
+  }
+}
+
+/** Reads a whole message: `content[]` blocks and `usage`. */
+export function parseMessagesBody(json: unknown): Parsed {
+  const obj = expectObject(json, "the answer");
+  if (obj.type === "error" || obj.error !== undefined) return errorOf(obj);
+  let text = "";
+  let reasoning = "";
+  if (Array.isArray(obj.content)) {
+    for (const block of obj.content) {
+      if (!isObject(block)) continue;
+      if (block.type === "text") text += str(block.text) ?? "";
+      else if (block.type === "thinking") reasoning += str(block.thinking) ?? "";
+      else if (block.type === "tool_use") {
+        text += (str(block.name) ?? "") +
+          (block.input === undefined ? "" : JSON.stringify(block.input));
+      }
+    }
+  }
+  const out: Parsed = {};
+  if (text) out.text = text;
+  if (reasoning) out.reasoning = reasoning;
+  return withUsage(out, obj.usage);
+}
+
+/** The `messages` endpoint type (Anthropic). */
+export const messagesEndpoint: Endpoint = {
+  type: "messages",
+  path: "/v1/messages",
+  supportsStreaming: true,
+  metricsTitle: "LLM Metrics",
+  expectsDoneMarker: true,
+  parseResponse: parseMessagesBody,
+  parseEvent: parseMessagesEvent,
+};

@@ -1,0 +1,61 @@
+/** The registry of endpoint types: `--endpoint-type` value → `Endpoint`. */
+
+import type { Endpoint } from "./types.ts";
+import { chatEndpoint } from "./chat.ts";
+import { completionsEndpoint } from "./completions.ts";
+import { responsesEndpoint } from "./responses.ts";
+import { messagesEndpoint } from "./messages.ts";
+import { chatEmbeddingsEndpoint, embeddingsEndpoint, nimEmbeddingsEndpoint } from "./embeddings.ts";
+import { cohereRankingsEndpoint, hfTeiRankingsEndpoint, nimRankingsEndpoint } from "./rankings.ts";
+import { huggingfaceGenerateEndpoint } from "./huggingface_generate.ts";
+import { createRawEndpoint, rawEndpoint } from "./raw.ts";
+
+const ENDPOINTS: readonly Endpoint[] = [
+  chatEndpoint,
+  completionsEndpoint,
+  responsesEndpoint,
+  messagesEndpoint,
+  embeddingsEndpoint,
+  chatEmbeddingsEndpoint,
+  nimEmbeddingsEndpoint,
+  nimRankingsEndpoint,
+  cohereRankingsEndpoint,
+  hfTeiRankingsEndpoint,
+  huggingfaceGenerateEndpoint,
+  rawEndpoint,
+];
+
+const BY_TYPE = new Map(ENDPOINTS.map((e) => [e.type, e]));
+
+/** Every known endpoint type, in registry order. */
+export const endpointTypes: string[] = ENDPOINTS.map((e) => e.type);
+
+/** Per-run options some endpoints take (from `--extra-inputs`). */
+export interface EndpointOptions {
+  /** JMESPath expression selecting the answer's text (`raw` only). */
+  responseField?: string;
+}
+
+/**
+ * The endpoint for `type`; throws an error listing the known types when there is none, or
+ * when `options.responseField` is not a valid JMESPath expression.
+ */
+export function getEndpoint(type: string, options: EndpointOptions = {}): Endpoint {
+  const endpoint = BY_TYPE.get(type);
+  if (endpoint === undefined) {
+    throw new Error(
+      `Unknown endpoint type "${type}": expected one of ${endpointTypes.join(", ")}`,
+    );
+  }
+  if (type === "raw" && options.responseField !== undefined) {
+    return createRawEndpoint({ responseField: options.responseField });
+  }
+  return endpoint;
+}
+
+/** The URL path to request: the streaming path when streaming and the endpoint has one. */
+export function endpointPath(endpoint: Endpoint, streaming: boolean): string {
+  return streaming && endpoint.streamingPath !== undefined ? endpoint.streamingPath : endpoint.path;
+}
+
+export type { Endpoint, Parsed, SseEvent, StreamState } from "./types.ts";

@@ -1,0 +1,121 @@
+/**
+ * OpenAI Responses API: `/v1/responses`. Streams typed events (`response.output_text.delta`, …)
+ * and ends with `response.completed`, which carries the usage.
+ */
+
+import type { Endpoint, Parsed, SseEvent, StreamState } from "./types.ts";
+import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
+import { normalizeUsage } from "./usage.ts";
+import { messageOf } from "../transport/server_message.ts";
+
+/** The key under which a request's stream state remembers the text parts that had deltas. */
+const SEEN = "responses.partsWithDeltas";
+
+function partKey(obj: JsonObject): string {
+  return `${obj.item_id ?? ""}:${obj.output_index ?? ""}:${obj.content_index ?? ""}`;
+}
+
+function seenParts(state: StreamState): Set<string> {
+  let seen = state[SEEN] as Set<string> | undefined;
+  if (seen === undefined) {
+    seen = new Set();
+    state[SEEN] = seen;
+  }
+  return seen;
+}
+
+/** The final `response` object of `response.completed` / `response.incomplete`: its usage. */
+function finished(obj: JsonObject): Parsed {
+  const out: Parsed = { done: true };
+  const usage = normalizeUsage(isObject(obj.response) ? obj.response.usage : undefined);
+  if (usage) out.usage = usage;
+  return out;
+}
+
+/** Reads one streamed event; `state` must be fresh for each request. */
+export function parseResponsesEvent(event: SseEvent, state: StreamState = {}): Parsed | null {
+  const data = event.data;
+  if (data === "" || data === "[DONE]") return null;
+  const obj = expectObject(JSON.parse(data), "the event");
+  const type = str(obj.type) ?? event.event;
+  switch (type) {
+    case "response.output_text.delta": {
+      const delta = str(obj.delta);
+      seenParts(state).add(partKey(obj));
+      return delta ? { text: delta } : null;
+    }
+    case "response.output_text.done": {
+      // Servers that send no deltas send the whole text here; otherwise it would count twice.
+      if (seenParts(state).has(partKey(obj))) return null;
+      const text = str(obj.text);
+      return text ? { text } : null;
+    }
+    case "response.reasoning_text.delta":
+    case "response.reasoning_summary_text.delta": {
+      const delta = str(obj.delta);
+      return delta ? { reasoning: delta } : null;
+    }
+    case "response.function_call_arguments.delta": {
+      const delta = str(obj.delta);
+      return delta ? { text: delta } : null;
+    }
+    case "response.completed":
+    case "response.incomplete":
+      return finished(obj);
+    case "response.failed": {
+      const resp = isObject(obj.response) ? obj.response : {};
+      return { error: { message: messageOf(resp) ?? "the response failed" } };
+    }
+    case "error":
+      return { error: { message: messageOf(obj) ?? JSON.stringify(obj) } };
+    default:
+      // created, in_progress, output_item.*, content_part.*, *.done: nothing new.
+      return null;
+  }
+}
+
+/** Reads a whole (non-streamed) response: `output[]` items and `usage`. */
+export function parseResponsesBody(json: unknown): Parsed {
+  const obj = expectObject(json, "the answer");
+  if (obj.status === "failed" && isObject(obj.error)) {
+    return { error: { message: messageOf(obj.error) ?? "the response failed" } };
+  }
+  const error = errorIn(obj);
+  if (error) return { error };
+  let text = "";
+  let reasoning = "";
+  if (Array.isArray(obj.output)) {
+    for (const item of obj.output) {
+      if (!isObject(item)) continue;
+      if (item.type === "message" && Array.isArray(item.content)) {
+        for (const part of item.content) {
+          if (isObject(part) && part.type === "output_text") text += str(part.text) ?? "";
+        }
+      } else if (item.type === "reasoning") {
+        for (const list of [item.content, item.summary]) {
+          if (!Array.isArray(list)) continue;
+          for (const part of list) if (isObject(part)) reasoning += str(part.text) ?? "";
+        }
+      } else if (item.type === "function_call") {
+        text += (str(item.name) ?? "") + (str(item.arguments) ?? "");
+      }
+    }
+  }
+  const out: Parsed = {};
+  if (text) out.text = text;
+  if (reasoning) out.reasoning = reasoning;
+  const usage = normalizeUsage(obj.usage);
+  if (usage) out.usage = usage;
+  return out;
+}
+
+/** The `responses` endpoint type. */
+export const responsesEndpoint: Endpoint = {
+  type: "responses",
+  path: "/v1/responses",
+  supportsStreaming: true,
+  metricsTitle: "LLM Metrics",
+  expectsDoneMarker: true,
+  parseResponse: parseResponsesBody,
+  parseEvent: parseResponsesEvent,
+};

@@ -1,0 +1,56 @@
+/** What every endpoint module provides: where requests go and how answers are read. */
+
+import type { Usage } from "../load/record.ts";
+
+/** One Server-Sent Event, fields as the SSE spec defines them. */
+export interface SseEvent {
+  /** The `event:` field, or "" when absent (the spec's default type is "message"). */
+  event: string;
+  /** The `data:` lines joined with "\n". */
+  data: string;
+  id?: string;
+  /** Comment lines (`: …`) seen inside this event, joined with "\n"; servers put error details there. */
+  comment?: string;
+}
+
+/** Per-request scratch space for stateful stream readers; the transport makes one per request. */
+export type StreamState = Record<string, unknown>;
+
+/** What one response (a JSON body, or one SSE event) contributes to a record. */
+export interface Parsed {
+  text?: string;
+  reasoning?: string;
+  usage?: Usage;
+  /** The server reported a failure inside a 200 answer (an error event, `response.failed`). */
+  error?: { code?: number; message: string };
+  /** The stream is complete (`[DONE]`, `response.completed`, `message_stop`). */
+  done?: boolean;
+  /** A readable answer that is not tokens (embeddings, rankings): it counts as a response. */
+  answered?: boolean;
+}
+
+/** An API shape reprise can benchmark. */
+export interface Endpoint {
+  /** The `--endpoint-type` value. */
+  type: string;
+  /** Default URL path appended to the base URL (`/v1/chat/completions`). */
+  path: string;
+  supportsStreaming: boolean;
+  /** The title of the console table. */
+  metricsTitle: string;
+  /** Reads a whole non-streaming response body. Throws on a body it cannot read. */
+  parseResponse(json: unknown): Parsed;
+  /**
+   * Reads one SSE event; null for events that carry nothing (keep-alives, ignored types).
+   * Throws on an event it cannot read (invalid JSON). `state` is fresh for each request.
+   */
+  parseEvent(event: SseEvent, state?: StreamState): Parsed | null;
+  /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */
+  parseBody?(text: string): Parsed;
+  /** URL path used when streaming, when it differs from `path` (TGI's `/generate_stream`). */
+  streamingPath?: string;
+  /** A stream must end with an event whose `Parsed.done` is true (`[DONE]`); otherwise it was truncated. */
+  expectsDoneMarker?: boolean;
+  /** False for answers that are not tokens (embeddings, rankings): a readable answer is a success. Default true. */
+  producesTokens?: boolean;
+}

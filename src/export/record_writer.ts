@@ -1,0 +1,174 @@
+/**
+ * `profile_export.jsonl`: one line per finished request, appended as it finishes, so that a
+ * crash or Ctrl+C leaves every finished request on disk.
+ */
+
+import { dirname } from "node:path";
+import type { RequestRecord } from "../load/record.ts";
+import { metricDef, type RecordMetrics, toDisplay } from "../metrics/definitions.ts";
+
+/** How long a finished line may wait in memory before it is written. */
+const FLUSH_MS = 100;
+/** Buffered bytes that trigger a write at once. */
+const MAX_BUFFER = 64 * 1024;
+
+/** Epoch ns of an offset from the request start, as exact integer digits. */
+function epochNs(start: bigint, offsetNs: number): string {
+  return (start + BigInt(Math.round(offsetNs))).toString();
+}
+
+/** The record's metrics in display units: `{tag: {value, unit}}`. */
+function displayMetrics(
+  metrics: RecordMetrics,
+): Record<string, { value: number | number[]; unit: string }> {
+  const out: Record<string, { value: number | number[]; unit: string }> = {};
+  for (const tag in metrics) {
+    const def = metricDef(tag);
+    if (!def || def.flags.includes("no_individual_records")) continue;
+    const v = metrics[tag];
+    out[tag] = {
+      value: typeof v === "number" ? toDisplay(def, v) : v.map((x) => toDisplay(def, x)),
+      unit: def.displayUnit,
+    };
+  }
+  return out;
+}
+
+/**
+ * One line of `profile_export.jsonl` (without the newline): `{metadata, metrics, error}` as
+ * AIPerf writes it, metrics in display units. `*_ns` fields are epoch nanoseconds written as
+ * exact JSON integers (they exceed what a JSON number read as a double can hold exactly).
+ */
+export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
+  const s = JSON.stringify;
+  const meta = [
+    `"session_num":${rec.sessionNum}`,
+    `"x_request_id":${s(rec.requestId)}`,
+    `"x_correlation_id":${s(rec.correlationId)}`,
+    `"conversation_id":${s(rec.conversationId)}`,
+    `"turn_index":${rec.turnIndex}`,
+    `"request_start_ns":${rec.startNs.toString()}`,
+    `"request_ack_ns":${rec.ackNs === null ? "null" : epochNs(rec.startNs, rec.ackNs)}`,
+    `"request_end_ns":${epochNs(rec.startNs, rec.endNs)}`,
+    `"worker_id":${s(`worker_${rec.workerId}`)}`,
+    `"benchmark_phase":${s(rec.phase)}`,
+    `"was_cancelled":${rec.cancelled}`,
+  ];
+  if (rec.intendedStartNs !== null) {
+    meta.push(`"intended_start_ns":${rec.intendedStartNs.toString()}`);
+  }
+  const error = rec.error === null
+    ? "null"
+    : s({ code: rec.error.code, type: rec.error.type, message: rec.error.message });
+  return `{"metadata":{${meta.join(",")}},"metrics":${
+    s(displayMetrics(metrics))
+  },"error":${error}}`;
+}
+
+/** Options of a record writer. */
+export interface RecordWriterOptions {
+  /** Longest time a line waits in memory, in ms. Default 100. */
+  flushMs?: number;
+  /** Buffered bytes that trigger a write at once. Default 64 KiB. */
+  maxBufferBytes?: number;
+}
+
+/**
+ * Appends one line per finished request to `profile_export.jsonl`. The file is opened once;
+ * lines are buffered briefly and written at least every `flushMs`, and on `flush()`/`close()`.
+ * Writes are synchronous so that nothing buffered is lost to an exit right after `close()`.
+ */
+export class RecordWriter {
+  #file: Deno.FsFile;
+  #enc = new TextEncoder();
+  #buf: string[] = [];
+  #bytes = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #flushMs: number;
+  #maxBuffer: number;
+  #failure: unknown = null;
+  #closed = false;
+  #lines = 0;
+
+  private constructor(file: Deno.FsFile, opts: RecordWriterOptions) {
+    this.#file = file;
+    this.#flushMs = opts.flushMs ?? FLUSH_MS;
+    this.#maxBuffer = opts.maxBufferBytes ?? MAX_BUFFER;
+  }
+
+  /** Creates (or truncates) the file at `path`, creating its directory. */
+  static async open(path: string, opts: RecordWriterOptions = {}): Promise<RecordWriter> {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    const file = await Deno.open(path, { write: true, create: true, truncate: true });
+    return new RecordWriter(file, opts);
+  }
+
+  /** Lines written or buffered so far. */
+  get lines(): number {
+    return this.#lines;
+  }
+
+  /** Queues the line of one finished request. */
+  write(rec: RequestRecord, metrics: RecordMetrics): void {
+    this.writeLine(recordLine(rec, metrics));
+  }
+
+  /** Queues one line of text (without its newline). */
+  writeLine(line: string): void {
+    this.#rethrow();
+    if (this.#closed) throw new Error("profile_export.jsonl writer is closed");
+    this.#buf.push(line, "\n");
+    this.#bytes += line.length + 1;
+    this.#lines++;
+    if (this.#bytes >= this.#maxBuffer) this.flush();
+    else if (this.#timer === undefined) {
+      const timer = setTimeout(() => {
+        this.#timer = undefined;
+        try {
+          this.flush();
+        } catch (e) {
+          // Reported by the next write or close: a timer has no caller to throw to.
+          this.#failure = e;
+        }
+      }, this.#flushMs);
+      // A pending flush must not keep the program alive; close() flushes anyway.
+      Deno.unrefTimer(timer);
+      this.#timer = timer;
+    }
+  }
+
+  /** Writes everything buffered now. */
+  flush(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#buf.length === 0 || this.#closed) return;
+    const data = this.#enc.encode(this.#buf.join(""));
+    this.#buf = [];
+    this.#bytes = 0;
+    let off = 0;
+    while (off < data.length) off += this.#file.writeSync(data.subarray(off));
+  }
+
+  /** Flushes and closes the file. Further writes throw. */
+  close(): void {
+    if (this.#closed) return;
+    try {
+      this.flush();
+    } finally {
+      this.#closed = true;
+      this.#file.close();
+    }
+    this.#rethrow();
+  }
+
+  /** Throws a failure of a timed flush. */
+  #rethrow(): void {
+    if (this.#failure !== null) {
+      const e = this.#failure;
+      this.#failure = null;
+      throw e;
+    }
+  }
+}

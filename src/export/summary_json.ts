@@ -1,0 +1,97 @@
+/** `profile_export_aiperf.json`: the run summary in AIPerf's JSON export schema. */
+
+import type { ErrorSummaryEntry } from "../metrics/error_summary.ts";
+import { type MetricResult, STAT_KEYS, type Summary } from "../metrics/summary.ts";
+import { writeArtifact } from "./artifact.ts";
+
+/** The AIPerf JSON export schema version this file follows (1.5: count/sum, run_info, warmup_metrics). */
+export const SCHEMA_VERSION = "1.5";
+
+/**
+ * The AIPerf release whose file formats reprise follows, written as `aiperf_version` so that
+ * tools which read AIPerf artifacts (and check its version) read reprise's too.
+ */
+export const AIPERF_COMPAT_VERSION = "0.12.0";
+
+/** What the summary says about the run besides its metrics. */
+export interface RunInfo {
+  benchmarkId: string;
+  /** The command line, secrets already redacted. */
+  cliCommand: string | null;
+  randomSeed: number | null;
+  /** Start of the profiling phase (epoch ns). */
+  startNs: bigint;
+  /** End of the profiling phase (epoch ns). */
+  endNs: bigint;
+  /** The run was stopped early (Ctrl+C, failure threshold). */
+  wasCancelled: boolean;
+  /** The resolved options, secrets already redacted. */
+  inputConfig: Record<string, unknown>;
+  /** reprise's version. */
+  version: string;
+}
+
+/** Optional parts of the summary. */
+export interface SummaryExtras {
+  errorSummary: ErrorSummaryEntry[];
+  /** Metrics of the warmup phase, when there was one. */
+  warmupMetrics?: Summary;
+}
+
+/** ISO 8601 UTC with microseconds, from epoch nanoseconds. */
+export function isoUtc(ns: bigint): string {
+  const ms = ns / 1_000_000n;
+  const micros = (ns / 1_000n) % 1_000_000n;
+  const base = new Date(Number(ms)).toISOString().slice(0, 19);
+  return `${base}.${(micros < 0n ? micros + 1_000_000n : micros).toString().padStart(6, "0")}Z`;
+}
+
+/** One metric's stats block: `{unit, avg, …}` with only the statistics it has. */
+export function metricBlock(m: MetricResult): Record<string, unknown> {
+  const block: Record<string, unknown> = { unit: m.unit };
+  for (const k of STAT_KEYS) {
+    const v = m[k];
+    // Non-finite values (an adjusted tail made of failures) become null, as AIPerf writes them.
+    if (v !== undefined) block[k] = Number.isFinite(v) ? v : null;
+  }
+  return block;
+}
+
+function metricBlocks(summary: Summary): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const m of summary.metrics) out[m.tag] = metricBlock(m);
+  return out;
+}
+
+/** The text of `profile_export_aiperf.json`, pretty-printed with 2-space indent. */
+export function summaryJson(summary: Summary, run: RunInfo, extras?: SummaryExtras): string {
+  const doc: Record<string, unknown> = {
+    schema_version: SCHEMA_VERSION,
+    aiperf_version: AIPERF_COMPAT_VERSION,
+    reprise_version: run.version,
+    benchmark_id: run.benchmarkId,
+    ...metricBlocks(summary),
+    input_config: run.inputConfig,
+    was_cancelled: run.wasCancelled,
+    error_summary: extras?.errorSummary ?? [],
+    start_time: isoUtc(run.startNs),
+    end_time: isoUtc(run.endNs),
+    run_info: {
+      benchmark_id: run.benchmarkId,
+      random_seed: run.randomSeed,
+      cli_command: run.cliCommand,
+    },
+  };
+  if (extras?.warmupMetrics) doc.warmup_metrics = metricBlocks(extras.warmupMetrics);
+  return JSON.stringify(doc, null, 2) + "\n";
+}
+
+/** Writes `profile_export_aiperf.json` to `path`, creating its directory. */
+export async function writeSummaryJson(
+  path: string,
+  summary: Summary,
+  run: RunInfo,
+  extras?: SummaryExtras,
+): Promise<void> {
+  await writeArtifact(path, summaryJson(summary, run, extras));
+}

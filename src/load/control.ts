@@ -1,0 +1,45 @@
+/**
+ * Counters shared by the main thread and every Worker through one SharedArrayBuffer, so slots
+ * take work and check limits with atomic operations instead of asking the main thread.
+ */
+
+/** Index of each counter in the shared Int32Array. */
+export const Ctl = {
+  /** 1: stop issuing new requests (limit reached, duration over, Ctrl+C). */
+  STOP: 0,
+  /** Next conversation number to start (the i-th conversation of the run). */
+  NEXT_CONVERSATION: 1,
+  /** Requests issued so far. */
+  ISSUED: 2,
+  /** Requests in flight. */
+  IN_FLIGHT: 3,
+  /** Conversations completed. */
+  SESSIONS_DONE: 4,
+  /** Requests completed (any outcome). */
+  COMPLETED: 5,
+  /** Requests that failed. */
+  ERRORS: 6,
+  /** Requests cancelled. */
+  CANCELLED: 7,
+} as const;
+
+const SIZE = 8;
+
+/** Allocates the shared counters. */
+export function createControl(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(SIZE * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/**
+ * Claims the next request of the run, or returns false when the request limit is reached or the
+ * run is stopping. Claims past the limit are undone so ISSUED stays exact.
+ */
+export function claimRequest(ctl: Int32Array, requestLimit: number): boolean {
+  if (Atomics.load(ctl, Ctl.STOP) !== 0) return false;
+  const n = Atomics.add(ctl, Ctl.ISSUED, 1);
+  if (n >= requestLimit) {
+    Atomics.sub(ctl, Ctl.ISSUED, 1);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,128 @@
+/**
+ * The Worker pool: sized to the cores (a Worker costs ~13 MiB and a thread), each Worker running
+ * many concurrency slots as async loops.
+ */
+
+import { createControl, Ctl } from "./control.ts";
+import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./plan.ts";
+import type { RequestRecord } from "./record.ts";
+
+/** How a phase's concurrency is split over Workers: slots per Worker, each ≥ 1. */
+export function splitSlots(concurrency: number, workers: number): number[] {
+  const n = Math.max(1, Math.min(workers, concurrency));
+  const base = Math.floor(concurrency / n);
+  return Array.from({ length: n }, (_, i) => base + (i < concurrency % n ? 1 : 0));
+}
+
+/** Live counters of a Worker, for progress and the API. */
+export interface WorkerState {
+  requests: number;
+  errors: number;
+  state: "starting" | "idle" | "running" | "done" | "failed";
+}
+
+/** A running pool of Workers sharing one set of counters. */
+export class WorkerPool {
+  readonly control: Int32Array = createControl();
+  readonly workers: Worker[] = [];
+  readonly states: WorkerState[] = [];
+  #onRecords: (records: RequestRecord[]) => void = () => {};
+  #pendingDone = new Map<number, () => void>();
+  #fatal: ((e: Error) => void) | null = null;
+
+  private constructor() {}
+
+  /** Starts `count` Workers and hands each the conversations. */
+  static async start(
+    count: number,
+    conversations: PlannedConversation[],
+    moduleUrl: URL = new URL("./worker.ts", import.meta.url),
+  ): Promise<WorkerPool> {
+    const pool = new WorkerPool();
+    const ready: Promise<void>[] = [];
+    for (let id = 0; id < count; id++) {
+      const w = new Worker(moduleUrl, { type: "module", name: `reprise-worker-${id}` });
+      pool.workers.push(w);
+      pool.states.push({ requests: 0, errors: 0, state: "starting" });
+      ready.push(
+        new Promise<void>((resolve, reject) => {
+          w.onmessage = (ev: MessageEvent<FromWorker>) => {
+            if (ev.data.type === "ready") {
+              pool.states[id].state = "idle";
+              resolve();
+            } else pool.#handle(ev.data);
+          };
+          w.onerror = (ev) => {
+            ev.preventDefault();
+            const err = new Error(`Worker ${id} failed: ${ev.message}`);
+            pool.states[id].state = "failed";
+            reject(err);
+            pool.#fatal?.(err);
+          };
+        }),
+      );
+      const init: ToWorker = { type: "init", workerId: id, conversations, control: pool.control };
+      w.postMessage(init);
+    }
+    await Promise.all(ready);
+    return pool;
+  }
+
+  #handle(msg: FromWorker): void {
+    if (msg.type === "records") {
+      const s = this.states[msg.workerId];
+      s.requests += msg.records.length;
+      for (const r of msg.records) if (r.error) s.errors++;
+      this.#onRecords(msg.records);
+    } else if (msg.type === "done") {
+      this.states[msg.workerId].state = "done";
+      this.#pendingDone.get(msg.workerId)?.();
+    } else if (msg.type === "fatal") {
+      this.states[msg.workerId].state = "failed";
+      this.#fatal?.(new Error(`Worker ${msg.workerId} failed: ${msg.message}`));
+    }
+  }
+
+  /**
+   * Runs one phase: resets the counters, gives each Worker its slots, and resolves when every
+   * slot has finished. Records arrive through `onRecords` as Workers flush them.
+   */
+  runPhase(
+    plan: PhasePlan,
+    concurrency: number,
+    onRecords: (records: RequestRecord[]) => void,
+  ): Promise<void> {
+    for (let i = 0; i < this.control.length; i++) Atomics.store(this.control, i, 0);
+    this.#onRecords = onRecords;
+    const split = splitSlots(concurrency, this.workers.length);
+    return new Promise<void>((resolve, reject) => {
+      let remaining = split.length;
+      this.#fatal = reject;
+      split.forEach((slots, id) => {
+        this.states[id].state = "running";
+        this.#pendingDone.set(id, () => {
+          this.#pendingDone.delete(id);
+          if (--remaining === 0) resolve();
+        });
+        const msg: ToWorker = { type: "run", plan, slots };
+        this.workers[id].postMessage(msg);
+      });
+    });
+  }
+
+  /** Stops issuing new requests; in-flight ones finish. */
+  stopIssuing(): void {
+    Atomics.store(this.control, Ctl.STOP, 1);
+  }
+
+  /** Cancels every in-flight request (they are recorded as cancelled). */
+  abortInFlight(): void {
+    this.stopIssuing();
+    for (const w of this.workers) w.postMessage({ type: "abort" } satisfies ToWorker);
+  }
+
+  /** Terminates the Workers. */
+  close(): void {
+    for (const w of this.workers) w.terminate();
+  }
+}

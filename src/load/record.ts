@@ -1,0 +1,67 @@
+/**
+ * The per-request record: raw facts stamped where they happen, with no derived numbers.
+ * Workers produce records; metrics are pure functions of them.
+ */
+
+/** Server-reported token counts, normalized from whichever vendor field names the server used. */
+export interface Usage {
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+  reasoningTokens?: number;
+  /** Prompt tokens read from the server's prompt cache (included in `promptTokens`). */
+  promptCacheReadTokens?: number;
+  /** Prompt tokens written to the server's prompt cache (Anthropic cache creation, Bedrock cache write). */
+  promptCacheWriteTokens?: number;
+  /** Prompt tokens that missed the cache (DeepSeek). */
+  promptCacheMissTokens?: number;
+}
+
+/** Why a request failed. `type` groups errors in the summary. */
+export interface RecordError {
+  /** HTTP status, or a pseudo-code: 499 cancelled, 502 SSE error event, 0 no HTTP answer. */
+  code: number;
+  /** `HTTPError`, `ConnectionError`, `Timeout`, `InvalidResponse`, `StreamTruncated`, `SSEError`, `EmptyResponse`, `Cancelled`. */
+  type: string;
+  message: string;
+}
+
+/** The benchmark phase a request belongs to. */
+export type Phase = "warmup" | "profiling";
+
+/** One request, as the Worker saw it. Times after `startNs` are nanosecond offsets from it. */
+export interface RequestRecord {
+  phase: Phase;
+  workerId: number;
+  /** The n-th conversation started in this run (0-based). */
+  sessionNum: number;
+  /** Index of the conversation in the dataset. */
+  conversationIndex: number;
+  /** The dataset's session id. */
+  conversationId: string;
+  turnIndex: number;
+  /** `X-Request-ID` sent with the request. */
+  requestId: string;
+  /** `X-Correlation-ID` sent with every turn of this session. */
+  correlationId: string;
+  /** When the request was meant to be sent (epoch ns); null in closed-loop concurrency mode. */
+  intendedStartNs: bigint | null;
+  /** When the request was sent (epoch ns). */
+  startNs: bigint;
+  /** Response headers received, ns after start; null when none came. */
+  ackNs: number | null;
+  /** Last byte read or failure, ns after start. */
+  endNs: number;
+  /** Arrival of each response carrying content (text or reasoning), ns after start. */
+  responseNs: number[];
+  /** Per response in `responseNs`: true when it carried reasoning only (no output text). */
+  responseReasoning: boolean[];
+  /** Output text, joined over all responses. */
+  outputText: string;
+  /** Reasoning text, joined over all responses. */
+  reasoningText: string;
+  usage: Usage | null;
+  httpStatus: number | null;
+  error: RecordError | null;
+  cancelled: boolean;
+}

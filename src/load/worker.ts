@@ -1,0 +1,71 @@
+/**
+ * The Worker entry: holds the conversations, runs the slots it is given, and sends records to
+ * the main thread in batches (one message per request would cost more than the request).
+ */
+
+/// <reference lib="deno.worker" />
+
+import type { FromWorker, PlannedConversation, ToWorker } from "./plan.ts";
+import type { RequestRecord } from "./record.ts";
+import { InFlight, runSlots } from "./slots.ts";
+
+const BATCH_SIZE = 256;
+const FLUSH_MS = 50;
+
+let workerId = -1;
+let conversations: PlannedConversation[] = [];
+let control: Int32Array | null = null;
+const inFlight = new InFlight();
+let batch: RequestRecord[] = [];
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+function post(msg: FromWorker): void {
+  self.postMessage(msg);
+}
+
+function flush(): void {
+  if (timer !== undefined) clearTimeout(timer);
+  timer = undefined;
+  if (batch.length === 0) return;
+  const records = batch;
+  batch = [];
+  post({ type: "records", workerId, records });
+}
+
+function sink(record: RequestRecord): void {
+  batch.push(record);
+  if (batch.length >= BATCH_SIZE) flush();
+  else if (timer === undefined) timer = setTimeout(flush, FLUSH_MS);
+}
+
+self.onmessage = async (ev: MessageEvent<ToWorker>) => {
+  const msg = ev.data;
+  try {
+    if (msg.type === "init") {
+      workerId = msg.workerId;
+      conversations = msg.conversations;
+      control = msg.control;
+      // The first fetch of a thread pays ~5-10 ms to set up the HTTP machinery; pay it here,
+      // with a request that never leaves the process, not on the first measured request.
+      await (await fetch("data:,")).arrayBuffer();
+      post({ type: "ready", workerId });
+    } else if (msg.type === "run") {
+      await runSlots({
+        workerId,
+        plan: msg.plan,
+        slots: msg.slots,
+        conversations,
+        control: control!,
+        inFlight,
+        sink,
+      });
+      flush();
+      post({ type: "done", workerId });
+    } else if (msg.type === "abort") {
+      inFlight.abortAll();
+    }
+  } catch (e) {
+    flush();
+    post({ type: "fatal", workerId, message: e instanceof Error ? e.message : String(e) });
+  }
+};

@@ -1,0 +1,203 @@
+/**
+ * Aggregates one phase's requests into a summary. Keeps numeric columns, never records, so a
+ * long run costs 8 bytes per value; a live snapshot sorts only small samples.
+ */
+
+import type { RequestRecord } from "../load/record.ts";
+import { Column, type ColumnOptions } from "./column.ts";
+import {
+  type MetricDef,
+  METRICS,
+  type RecordMetrics,
+  type RunValues,
+  toDisplay,
+} from "./definitions.ts";
+import { ErrorCounter, type ErrorSummaryEntry } from "./error_summary.ts";
+import { nearestRank, percentileLinear, PERCENTILES, stdPopulation } from "./stats.ts";
+import type { MetricResult, MetricStats, Summary } from "./summary.ts";
+
+/** Options of an aggregator. */
+export interface AggregatorOptions extends ColumnOptions {}
+
+/** Prefix of the error-adjusted variants of latency metrics. */
+export const ADJUSTED_PREFIX = "adj_";
+
+/**
+ * Collects one phase's requests (make one per phase: warmup and profiling are reported apart).
+ * `add` each finished request with its record metrics; `summary()` gives exact statistics,
+ * `snapshot()` cheap ones for live display.
+ */
+export class MetricsAggregator {
+  #opts: AggregatorOptions;
+  #columns = new Map<string, Column>();
+  #requests = 0;
+  #errorCount = 0;
+  #errors = new ErrorCounter();
+  #minStart: bigint | null = null;
+  #maxEnd: bigint | null = null;
+
+  constructor(opts: AggregatorOptions = {}) {
+    this.#opts = opts;
+  }
+
+  /** Adds one finished request and the metrics `computeRecordMetrics` gave it. */
+  add(rec: RequestRecord, metrics: RecordMetrics): void {
+    if (rec.error) {
+      this.#errorCount++;
+      this.#errors.add(rec.error);
+    } else {
+      this.#requests++;
+    }
+    const end = rec.startNs + BigInt(Math.round(rec.endNs));
+    if (this.#minStart === null || rec.startNs < this.#minStart) this.#minStart = rec.startNs;
+    if (this.#maxEnd === null || end > this.#maxEnd) this.#maxEnd = end;
+    for (const tag in metrics) {
+      const v = metrics[tag];
+      let col = this.#columns.get(tag);
+      if (!col) this.#columns.set(tag, col = new Column(this.#opts));
+      if (typeof v === "number") col.push(v);
+      else for (let i = 0; i < v.length; i++) col.push(v[i]);
+    }
+  }
+
+  /** Requests that succeeded. */
+  get requestCount(): number {
+    return this.#requests;
+  }
+
+  /** Requests that failed. */
+  get errorCount(): number {
+    return this.#errorCount;
+  }
+
+  /** Earliest start and latest end of the phase's requests (epoch ns), or null before any. */
+  get timeRange(): { startNs: bigint; endNs: bigint } | null {
+    return this.#minStart === null || this.#maxEnd === null
+      ? null
+      : { startNs: this.#minStart, endNs: this.#maxEnd };
+  }
+
+  /** Failed requests grouped by type, code and message, most frequent first. */
+  errorSummary(): ErrorSummaryEntry[] {
+    return this.#errors.entries();
+  }
+
+  /** Exact statistics of everything added so far (sorts every column: call it at the end). */
+  summary(): Summary {
+    return this.#summarize(false);
+  }
+
+  /**
+   * Statistics for live display: counts, sums, averages, min, max and std are exact; percentiles
+   * come from a uniform sample of a few thousand values per metric (exact while fewer).
+   */
+  snapshot(): Summary {
+    return this.#summarize(true);
+  }
+
+  #summarize(live: boolean): Summary {
+    const out: MetricResult[] = [];
+    const scalars = new Map<string, number>();
+    const start = this.#minStart;
+    const end = this.#maxEnd;
+    const run: RunValues = {
+      requestCount: this.#requests,
+      errorCount: this.#errorCount,
+      // Epoch ns as numbers lose their last digits; the duration comes from the exact bigints.
+      minStartNs: start === null ? null : Number(start),
+      maxEndNs: end === null ? null : Number(end),
+      durationNs: start === null || end === null ? null : Number(end - start),
+      sum: (tag) => this.#columns.get(tag)?.sum,
+      value: (tag) => scalars.get(tag),
+    };
+    for (const def of METRICS) {
+      if (def.kind === "record") {
+        const col = this.#columns.get(def.tag);
+        if (!col || col.count === 0) continue;
+        const sorted = live ? col.sortedSample() : col.sorted();
+        out.push(result(def, def.tag, def.header, distribution(def, col, sorted, live)));
+        if (this.#errorCount > 0 && def.flags.includes("percentile_includes_failed")) {
+          out.push(result(
+            def,
+            ADJUSTED_PREFIX + def.tag,
+            `Adjusted ${def.header}`,
+            adjusted(def, col, this.#errorCount, sorted),
+            ["no_individual_records", "no_console"],
+          ));
+        }
+      } else if (def.derive) {
+        const v = def.derive(run);
+        if (v === undefined || Number.isNaN(v)) continue;
+        scalars.set(def.tag, v);
+        out.push(result(def, def.tag, def.header, { avg: toDisplay(def, v) }));
+      }
+    }
+    return { metrics: out.sort((a, b) => order(a) - order(b)) };
+  }
+}
+
+function order(m: MetricResult): number {
+  const base = METRICS.find((d) => d.tag === m.tag.replace(ADJUSTED_PREFIX, ""))?.displayOrder ?? 0;
+  // An adjusted variant sits right after its source.
+  return m.tag.startsWith(ADJUSTED_PREFIX) ? base + 0.5 : base;
+}
+
+function result(
+  def: MetricDef,
+  tag: string,
+  header: string,
+  stats: MetricStats,
+  extraFlags: MetricDef["flags"] = [],
+): MetricResult {
+  return {
+    tag,
+    header,
+    unit: def.displayUnit,
+    kind: def.kind,
+    flags: [...def.flags, ...extraFlags],
+    ...stats,
+  };
+}
+
+function distribution(
+  def: MetricDef,
+  col: Column,
+  sorted: Float64Array,
+  live: boolean,
+): MetricStats {
+  const d = (v: number) => toDisplay(def, v);
+  const s: MetricStats = { avg: d(col.sum / col.count), min: d(col.min), max: d(col.max) };
+  for (const p of PERCENTILES) s[`p${p}`] = d(percentileLinear(sorted, p));
+  // Two passes over all values, as numpy does, while all are at hand; else the running variance.
+  const complete = live ? col.sampleComplete : col.exact;
+  const std = complete ? stdPopulation(sorted, col.sum / col.count) : Math.sqrt(col.variance);
+  // Std of a time is a difference, converted by the same divisor.
+  s.std = d(std);
+  s.count = col.count;
+  s.sum = d(col.sum);
+  return s;
+}
+
+/**
+ * Percentiles with each failed request counted as an infinite value (nearest rank, as AIPerf
+ * does), so failures show in the tail instead of vanishing from it. `sorted` may be a sample of
+ * the `n` successful values.
+ */
+function adjusted(def: MetricDef, col: Column, errors: number, sorted: Float64Array): MetricStats {
+  const n = col.count;
+  const total = n + errors;
+  const at = (p: number): number => {
+    // Rank among all requests, as if the failures were appended at +inf.
+    const rank = nearestRank(p, total);
+    if (rank >= n) return Infinity;
+    const i = sorted.length === n
+      ? rank
+      : Math.round((rank * (sorted.length - 1)) / Math.max(1, n - 1));
+    return sorted[i];
+  };
+  const d = (v: number) => toDisplay(def, v);
+  const s: MetricStats = { min: d(col.min), max: Infinity };
+  for (const p of PERCENTILES) s[`p${p}`] = d(at(p));
+  s.count = total;
+  return s;
+}

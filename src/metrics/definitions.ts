@@ -1,0 +1,476 @@
+/**
+ * Every metric reprise reports, one definition each: AIPerf's tag, header, units and flags,
+ * and how the value is computed. The table is in dependency order: a definition reads only
+ * values computed by definitions above it, so one pass in table order computes them all.
+ */
+
+import type { RequestRecord } from "../load/record.ts";
+import type { Tokenizer } from "../tokenizer/tokenizer.ts";
+
+/** Record metrics give one value per request; aggregate and derived ones, one per run. */
+export type MetricKind = "record" | "aggregate" | "derived";
+
+/** What limits where a metric applies or is shown (AIPerf's `MetricFlags`, in words). */
+export type MetricFlag =
+  /** Needs a streamed answer (chunk timestamps). */
+  | "streaming_only"
+  /** Computed from failed requests only. */
+  | "error_only"
+  /** Needs an endpoint that produces tokens (not embeddings or rankings). */
+  | "produces_tokens"
+  /** Bigger values are better (throughputs, counts). */
+  | "larger_is_better"
+  /** Internal bookkeeping: kept in files, left out of the console table. */
+  | "internal"
+  /** Kept in files, left out of the console table (run totals, usage echoes). */
+  | "no_console"
+  /** Present only when the server returned reasoning. */
+  | "reasoning"
+  /** Comes from the server's `usage` report. */
+  | "usage"
+  /** A run-level value that has no per-request line in `profile_export.jsonl`. */
+  | "no_individual_records"
+  /** Also reported as `adj_<tag>`, counting each failed request as an infinite value. */
+  | "percentile_includes_failed"
+  /** Each request contributes a list of values (one per chunk gap). */
+  | "list";
+
+/** One request's metrics, by tag, in BASE units (ns for times, tokens for counts). */
+export type RecordMetrics = Record<string, number | number[]>;
+
+/** What a record metric may read besides the record. */
+export interface RecordContext {
+  /** Input tokens counted by the client for the request body, or null when not counted. */
+  inputTokens: number | null;
+  tokenizer: Tokenizer;
+  /** The run streams answers: streaming-only metrics apply. */
+  streaming: boolean;
+  /** The endpoint produces tokens (false for embeddings and rankings). Default true. */
+  producesTokens?: boolean;
+  /** Prefer the server's `usage` counts over the tokenizer when present. Default true. */
+  preferUsage?: boolean;
+}
+
+/** Run-level inputs of aggregate and derived metrics, in base units. */
+export interface RunValues {
+  /** Requests that succeeded. */
+  requestCount: number;
+  /** Requests that failed. */
+  errorCount: number;
+  /** Earliest request start of the phase (epoch ns), or null when no request was seen. */
+  minStartNs: number | null;
+  /** Latest request end of the phase (epoch ns), or null when no request was seen. */
+  maxEndNs: number | null;
+  /** Latest end minus earliest start, exact to the nanosecond; null when no request was seen. */
+  durationNs: number | null;
+  /** Sum of a record metric over the phase; undefined when no request had it. */
+  sum(tag: string): number | undefined;
+  /** The value of an aggregate or derived metric defined above the caller. */
+  value(tag: string): number | undefined;
+}
+
+/** One metric: how it is named, shown and computed. */
+export interface MetricDef {
+  tag: string;
+  header: string;
+  /** Unit of computed values (`ns`, `tokens`, `requests`, `tokens/sec`, …). */
+  unit: string;
+  /** Unit of reported values (`ms`, `sec`, …). */
+  displayUnit: string;
+  kind: MetricKind;
+  flags: readonly MetricFlag[];
+  /** Position in the console table and summaries (AIPerf's display order). */
+  displayOrder: number;
+  /** Record metrics: the value for one request; undefined when it does not apply. */
+  record?: (
+    rec: RequestRecord,
+    m: RecordMetrics,
+    ctx: RecordContext,
+  ) => number | number[] | undefined;
+  /** Aggregate and derived metrics: the run's value; undefined when it does not apply. */
+  derive?: (run: RunValues) => number | undefined;
+}
+
+const NS_PER_S = 1e9;
+
+function num(m: RecordMetrics, tag: string): number | undefined {
+  const v = m[tag];
+  return typeof v === "number" ? v : undefined;
+}
+
+/** Reasoning tokens: the server's count when it gave one that fits the text, else the tokenizer's. */
+function reasoningTokens(rec: RequestRecord, ctx: RecordContext): number {
+  const u = ctx.preferUsage === false ? undefined : rec.usage?.reasoningTokens;
+  // A server that reports 0 reasoning tokens while streaming reasoning text did not count it.
+  if (u != null && (u > 0 || rec.reasoningText === "")) return u;
+  return ctx.tokenizer.count(rec.reasoningText);
+}
+
+function inputTokens(rec: RequestRecord, ctx: RecordContext): number | undefined {
+  const u = ctx.preferUsage === false ? undefined : rec.usage?.promptTokens;
+  return u ?? ctx.inputTokens ?? undefined;
+}
+
+function time(
+  tag: string,
+  header: string,
+  displayOrder: number,
+  flags: MetricFlag[],
+  record: MetricDef["record"],
+): MetricDef {
+  return {
+    tag,
+    header,
+    unit: "ns",
+    displayUnit: "ms",
+    kind: "record",
+    flags,
+    displayOrder,
+    record,
+  };
+}
+
+function total(
+  tag: string,
+  header: string,
+  of: string,
+  displayOrder: number,
+  flags: MetricFlag[] = [],
+): MetricDef {
+  return {
+    tag,
+    header,
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "derived",
+    flags: ["no_individual_records", "no_console", ...flags],
+    displayOrder,
+    derive: (r) => r.sum(of),
+  };
+}
+
+function perSecond(
+  tag: string,
+  header: string,
+  unit: string,
+  displayOrder: number,
+  flags: MetricFlag[],
+  numerator: (r: RunValues) => number | undefined,
+): MetricDef {
+  return {
+    tag,
+    header,
+    unit,
+    displayUnit: unit,
+    kind: "derived",
+    flags: ["larger_is_better", "no_individual_records", ...flags],
+    displayOrder,
+    derive: (r) => {
+      const n = numerator(r);
+      const d = r.value("benchmark_duration");
+      return n === undefined || d === undefined || d <= 0 ? undefined : n / (d / NS_PER_S);
+    },
+  };
+}
+
+function usage(
+  tag: string,
+  header: string,
+  displayOrder: number,
+  field: keyof NonNullable<RequestRecord["usage"]>,
+): MetricDef {
+  return {
+    tag,
+    header,
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "record",
+    flags: ["usage", "larger_is_better", "no_console"],
+    displayOrder,
+    record: (rec) => rec.usage?.[field] ?? undefined,
+  };
+}
+
+/** All metrics, in dependency order. */
+export const METRICS: readonly MetricDef[] = [
+  // Timing, from the chunk timestamps.
+  time("request_latency", "Request Latency", 300, ["percentile_includes_failed"], (rec) => {
+    // The last content response ends the request; a request without one ends at its last byte.
+    return rec.responseNs.length > 0 ? rec.responseNs[rec.responseNs.length - 1] : rec.endNs;
+  }),
+  time("time_to_first_token", "Time to First Token", 100, [
+    "streaming_only",
+    "produces_tokens",
+    "percentile_includes_failed",
+  ], (rec) => rec.responseNs.length > 0 ? rec.responseNs[0] : undefined),
+  time(
+    "time_to_second_token",
+    "Time to Second Token",
+    200,
+    ["streaming_only", "produces_tokens"],
+    (rec) => rec.responseNs.length > 1 ? rec.responseNs[1] - rec.responseNs[0] : undefined,
+  ),
+  time(
+    "time_to_first_output_token",
+    "Time to First Output Token",
+    210,
+    ["streaming_only", "produces_tokens"],
+    (rec) => {
+      const i = rec.responseReasoning.indexOf(false);
+      return i >= 0 && i < rec.responseNs.length ? rec.responseNs[i] : undefined;
+    },
+  ),
+
+  // Token counts: the server's usage when present, else the tokenizer.
+  {
+    tag: "reasoning_token_count",
+    header: "Reasoning Token Count",
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "record",
+    flags: ["produces_tokens", "larger_is_better", "reasoning"],
+    displayOrder: 620,
+    record: (rec, _m, ctx) => {
+      const n = reasoningTokens(rec, ctx);
+      return n > 0 || rec.reasoningText !== "" ? n : undefined;
+    },
+  },
+  {
+    tag: "output_token_count",
+    header: "Output Token Count",
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "record",
+    flags: ["produces_tokens", "larger_is_better"],
+    displayOrder: 610,
+    record: (rec, m, ctx) => {
+      const completion = ctx.preferUsage === false ? undefined : rec.usage?.completionTokens;
+      // Servers count reasoning inside completion tokens; output is what remains.
+      if (completion != null) {
+        return Math.max(0, completion - (num(m, "reasoning_token_count") ?? 0));
+      }
+      return ctx.tokenizer.count(rec.outputText);
+    },
+  },
+  {
+    tag: "output_sequence_length",
+    header: "Output Sequence Length",
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "record",
+    flags: ["produces_tokens", "larger_is_better"],
+    displayOrder: 600,
+    record: (_rec, m) => {
+      const out = num(m, "output_token_count");
+      return out === undefined ? undefined : out + (num(m, "reasoning_token_count") ?? 0);
+    },
+  },
+  {
+    tag: "input_sequence_length",
+    header: "Input Sequence Length",
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "record",
+    flags: ["larger_is_better"],
+    displayOrder: 700,
+    record: (rec, _m, ctx) => inputTokens(rec, ctx),
+  },
+
+  // Streaming rates.
+  time("inter_token_latency", "Inter Token Latency", 400, [
+    "streaming_only",
+    "produces_tokens",
+    "percentile_includes_failed",
+  ], (_rec, m) => {
+    const osl = num(m, "output_sequence_length");
+    const ttft = num(m, "time_to_first_token");
+    const lat = num(m, "request_latency");
+    if (osl === undefined || osl < 2 || ttft === undefined || lat === undefined) return undefined;
+    return (lat - ttft) / (osl - 1);
+  }),
+  time("inter_chunk_latency", "Inter Chunk Latency", 450, [
+    "streaming_only",
+    "produces_tokens",
+    "list",
+    "no_console",
+  ], (rec) => {
+    const t = rec.responseNs;
+    if (t.length < 2) return undefined;
+    const gaps = new Array<number>(t.length - 1);
+    for (let i = 1; i < t.length; i++) gaps[i - 1] = t[i] - t[i - 1];
+    return gaps;
+  }),
+  {
+    tag: "output_token_throughput_per_user",
+    header: "Output Token Throughput Per User",
+    unit: "tokens/sec/user",
+    displayUnit: "tokens/sec/user",
+    kind: "record",
+    flags: ["streaming_only", "produces_tokens", "larger_is_better"],
+    displayOrder: 500,
+    record: (_rec, m) => {
+      const itl = num(m, "inter_token_latency");
+      return itl === undefined || itl <= 0 ? undefined : NS_PER_S / itl;
+    },
+  },
+  {
+    tag: "e2e_output_token_throughput",
+    header: "E2E Output Token Throughput",
+    unit: "tokens/sec/user",
+    displayUnit: "tokens/sec/user",
+    kind: "record",
+    flags: ["produces_tokens", "larger_is_better"],
+    displayOrder: 510,
+    record: (_rec, m) => {
+      const osl = num(m, "output_sequence_length");
+      const lat = num(m, "request_latency");
+      return osl === undefined || lat === undefined || lat <= 0
+        ? undefined
+        : osl / (lat / NS_PER_S);
+    },
+  },
+  {
+    tag: "prefill_throughput_per_user",
+    header: "Prefill Throughput Per User",
+    unit: "tokens/sec/user",
+    displayUnit: "tokens/sec/user",
+    kind: "record",
+    flags: ["streaming_only", "produces_tokens", "larger_is_better"],
+    displayOrder: 520,
+    record: (_rec, m) => {
+      const isl = num(m, "input_sequence_length");
+      const ttft = num(m, "time_to_first_token");
+      return isl === undefined || ttft === undefined || ttft <= 0
+        ? undefined
+        : isl / (ttft / NS_PER_S);
+    },
+  },
+
+  // Server-reported usage, as reported.
+  usage("usage_prompt_tokens", "Usage Prompt Tokens", 1500, "promptTokens"),
+  usage("usage_completion_tokens", "Usage Completion Tokens", 1510, "completionTokens"),
+  usage("usage_total_tokens", "Usage Total Tokens", 1520, "totalTokens"),
+  usage("usage_reasoning_tokens", "Usage Reasoning Tokens", 1530, "reasoningTokens"),
+
+  // Failed requests.
+  {
+    tag: "error_isl",
+    header: "Error Input Sequence Length",
+    unit: "tokens",
+    displayUnit: "tokens",
+    kind: "record",
+    flags: ["error_only", "no_console"],
+    displayOrder: 1610,
+    record: (rec, _m, ctx) => inputTokens(rec, ctx),
+  },
+
+  // Run-level counters.
+  {
+    tag: "request_count",
+    header: "Request Count",
+    unit: "requests",
+    displayUnit: "requests",
+    kind: "aggregate",
+    flags: ["larger_is_better", "no_individual_records"],
+    displayOrder: 1000,
+    derive: (r) => r.requestCount,
+  },
+  {
+    tag: "error_request_count",
+    header: "Error Request Count",
+    unit: "requests",
+    displayUnit: "requests",
+    kind: "aggregate",
+    flags: ["error_only", "no_individual_records"],
+    displayOrder: 1010,
+    derive: (r) => r.errorCount > 0 ? r.errorCount : undefined,
+  },
+  {
+    tag: "min_request_timestamp",
+    header: "Minimum Request Timestamp",
+    unit: "ns",
+    displayUnit: "ns",
+    kind: "aggregate",
+    flags: ["internal", "no_individual_records"],
+    displayOrder: 1800,
+    derive: (r) => r.minStartNs ?? undefined,
+  },
+  {
+    tag: "max_response_timestamp",
+    header: "Maximum Response Timestamp",
+    unit: "ns",
+    displayUnit: "ns",
+    kind: "aggregate",
+    flags: ["internal", "no_individual_records"],
+    displayOrder: 1810,
+    derive: (r) => r.maxEndNs ?? undefined,
+  },
+  {
+    tag: "benchmark_duration",
+    header: "Benchmark Duration",
+    unit: "ns",
+    displayUnit: "sec",
+    kind: "derived",
+    flags: ["no_individual_records"],
+    displayOrder: 1100,
+    derive: (r) => r.durationNs ?? undefined,
+  },
+  total("total_isl", "Total Input Sequence Length", "input_sequence_length", 1200),
+  total("total_osl", "Total Output Sequence Length", "output_sequence_length", 1210, [
+    "produces_tokens",
+  ]),
+  total("total_output_tokens", "Total Output Tokens", "output_token_count", 1220, [
+    "produces_tokens",
+  ]),
+  total("total_reasoning_tokens", "Total Reasoning Tokens", "reasoning_token_count", 1230, [
+    "produces_tokens",
+    "reasoning",
+  ]),
+  total("total_error_isl", "Total Error Input Sequence Length", "error_isl", 1620, ["error_only"]),
+  perSecond(
+    "request_throughput",
+    "Request Throughput",
+    "requests/sec",
+    900,
+    [],
+    (r) => r.requestCount,
+  ),
+  perSecond("output_token_throughput", "Output Token Throughput", "tokens/sec", 800, [
+    "produces_tokens",
+  ], (r) => r.value("total_osl")),
+  perSecond(
+    "input_token_throughput",
+    "Input Token Throughput",
+    "tokens/sec",
+    820,
+    [],
+    (r) => r.value("total_isl"),
+  ),
+  perSecond("total_token_throughput", "Total Token Throughput", "tokens/sec", 810, [
+    "produces_tokens",
+  ], (r) => {
+    const osl = r.value("total_osl");
+    const isl = r.value("total_isl");
+    return osl === undefined && isl === undefined ? undefined : (osl ?? 0) + (isl ?? 0);
+  }),
+];
+
+const BY_TAG = new Map(METRICS.map((d) => [d.tag, d]));
+
+/** The definition of a tag, or undefined for an unknown tag. */
+export function metricDef(tag: string): MetricDef | undefined {
+  return BY_TAG.get(tag);
+}
+
+// Divisors, not factors: dividing by an exact power of ten rounds once, as AIPerf does.
+const DIVISOR: Record<string, Record<string, number>> = {
+  ns: { ns: 1, us: 1e3, ms: 1e6, sec: 1e9 },
+};
+
+/** Converts a value from a metric's base unit to its display unit. */
+export function toDisplay(def: MetricDef, value: number): number {
+  if (def.unit === def.displayUnit) return value;
+  const d = DIVISOR[def.unit]?.[def.displayUnit];
+  if (d === undefined) throw new Error(`No conversion from ${def.unit} to ${def.displayUnit}`);
+  return value / d;
+}

@@ -1,0 +1,98 @@
+/** What every route of the mock reads: the options, the tokenizer, the seeded generator. */
+
+import type { ResolvedMockOptions } from "./options.ts";
+import { tokenTimes } from "./schedule.ts";
+import type { Tokenizer } from "./tokens.ts";
+
+/** Server-wide state handed to each route. */
+export interface MockContext {
+  opts: ResolvedMockOptions;
+  tokenizer: Tokenizer;
+  /** Seeded uniform [0, 1): fault decisions and jitter. */
+  random: () => number;
+  /** Aborted when the server closes: ends answers still streaming. */
+  signal: AbortSignal;
+  /** The model named by the latest request, served by `GET /v1/models`. */
+  model: string;
+  /** A fresh id suffix (hex), unique within this server. */
+  nextId(): string;
+}
+
+/** One request as a route sees it. */
+export interface Exchange {
+  /** The parsed JSON body (an object). */
+  body: Record<string, unknown>;
+  /** When the request arrived (`performance.now()` ms): the origin of the token schedule. */
+  arrival: number;
+  /** Stop the streamed answer half-way, without its final events. */
+  truncate: boolean;
+}
+
+/** The answer length and whether the request's own limit set it (finish reason "length"). */
+export interface AnswerLength {
+  count: number;
+  limited: boolean;
+}
+
+/** The first limit that is a non-negative integer among `limits`, else the configured length. */
+export function answerLength(ctx: MockContext, ...limits: unknown[]): AnswerLength {
+  for (const v of limits) {
+    if (typeof v === "number" && Number.isInteger(v) && v >= 0) return { count: v, limited: true };
+  }
+  return { count: ctx.opts.outputTokens, limited: false };
+}
+
+/** Records the request's model for `/v1/models` and returns it ("mock-model" when absent). */
+export function useModel(ctx: MockContext, body: Record<string, unknown>): string {
+  if (typeof body.model === "string" && body.model !== "") ctx.model = body.model;
+  return typeof body.model === "string" && body.model !== "" ? body.model : ctx.model;
+}
+
+/** Due times of the `count` tokens of an answer to `ex`, with the server's timing. */
+export function scheduleFor(ctx: MockContext, ex: Exchange, count: number): Float64Array {
+  return tokenTimes(ex.arrival, count, ctx.opts, ctx.random);
+}
+
+/** When a non-streaming answer is complete: the last token's due time, or the first's if none. */
+export function completionTime(ctx: MockContext, ex: Exchange, count: number): number {
+  const times = scheduleFor(ctx, ex, Math.max(1, count));
+  return times[times.length - 1];
+}
+
+/** Unix seconds, as the `created` fields carry. */
+export function unixNow(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * The text of a message `content`: a string, or the `text` of its parts (`text`, `input_text`,
+ * `output_text` …), joined. Non-text parts count as nothing.
+ */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let s = "";
+  for (const part of content) {
+    if (typeof part === "string") s += part;
+    else if (part && typeof part === "object") {
+      const p = part as Record<string, unknown>;
+      if (typeof p.text === "string") s += p.text;
+      else if (typeof p.content === "string" || Array.isArray(p.content)) {
+        s += contentText(p.content);
+      }
+    }
+  }
+  return s;
+}
+
+/** The o200k_base token count of a list of messages: each one's `content` text, summed. */
+export function countMessages(ctx: MockContext, messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  let n = 0;
+  for (const m of messages) {
+    if (m && typeof m === "object") {
+      n += ctx.tokenizer.count(contentText((m as Record<string, unknown>).content));
+    }
+  }
+  return n;
+}

@@ -1,0 +1,82 @@
+/**
+ * The built-in OpenAI-compatible mock inference server (`reprise mock-server`), used by tests,
+ * benchmarks and the demo: realistic wire formats, a token schedule, and injected faults.
+ */
+
+import { mockApp } from "./app.ts";
+import type { MockContext } from "./context.ts";
+import { type MockOptions, resolveMockOptions } from "./options.ts";
+import { seededRandom } from "./rng.ts";
+import { loadTokenizer } from "./tokens.ts";
+
+export { type MockOptions, mockOptionsSchema } from "./options.ts";
+
+/** A running mock server. */
+export interface MockServer {
+  /** Base URL, `http://127.0.0.1:PORT`. */
+  url: string;
+  port: number;
+  /** Requests served so far, in total and by URL path. */
+  stats(): { requests: number; byPath: Record<string, number> };
+  /** Ends answers still streaming, stops listening and resolves when the server is down. */
+  close(): Promise<void>;
+}
+
+/** The path of a request URL, without parsing the whole URL (this runs on every request). */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const q = url.indexOf("?", start);
+  return q < 0 ? url.slice(start) : url.slice(start, q);
+}
+
+/** Starts a mock server; resolves once it listens. Throws on invalid options. */
+export async function startMockServer(opts: MockOptions = {}): Promise<MockServer> {
+  const o = resolveMockOptions(opts);
+  const tokenizer = await loadTokenizer();
+  const closing = new AbortController();
+  let ids = 0;
+  const ctx: MockContext = {
+    opts: o,
+    tokenizer,
+    random: seededRandom(o.seed),
+    signal: closing.signal,
+    model: "mock-model",
+    nextId: () => (++ids).toString(16).padStart(24, "0"),
+  };
+  const app = mockApp(ctx);
+  let requests = 0;
+  const byPath: Record<string, number> = {};
+
+  const server = Deno.serve({
+    hostname: o.host,
+    port: o.port,
+    onListen() {},
+    // A dropped answer's failing body lands here; the client already lost the connection.
+    onError: () => new Response(null, { status: 500 }),
+  }, (req) => {
+    const arrival = performance.now();
+    requests++;
+    const path = pathOf(req.url);
+    byPath[path] = (byPath[path] ?? 0) + 1;
+    return app.fetch(req, { arrival });
+  });
+
+  const port = server.addr.port;
+  const host = server.addr.hostname.includes(":")
+    ? `[${server.addr.hostname}]`
+    : server.addr.hostname;
+  let closed: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stats: () => ({ requests, byPath: { ...byPath } }),
+    close() {
+      closed ??= (async () => {
+        closing.abort();
+        await server.shutdown();
+      })();
+      return closed;
+    },
+  };
+}

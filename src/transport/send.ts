@@ -1,0 +1,388 @@
+/**
+ * Sends one request and reads its answer, stamping when each piece arrived.
+ *
+ * `send` never throws: every way a request can go wrong (refused connection, timeout, HTTP
+ * error, invalid or truncated answer, an error event) comes back as `SendResult.error`, with
+ * whatever was read before it. The contract is transport-neutral: only `SendResult` leaves here.
+ */
+
+import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
+import type { RecordError, Usage } from "../load/record.ts";
+import { SseParser } from "./sse.ts";
+import { serverMessage, truncate } from "./server_message.ts";
+
+/** What to send and how to read the answer. */
+export interface SendOptions {
+  /** Full URL (base + endpoint path). */
+  url: string;
+  /** Complete request headers (Content-Type, auth, X-Request-ID, …). */
+  headers: Record<string, string>;
+  /** Sent as is, byte for byte. */
+  body: string | Uint8Array;
+  /** Read the answer as SSE (unless the server answers with a JSON body). */
+  streaming: boolean;
+  /** Parses JSON bodies and SSE events. */
+  endpoint: Endpoint;
+  /** Whole-request timeout, from the call to the last byte; `Infinity` or 0 for none. */
+  timeoutMs: number;
+  /** External cancellation (Ctrl+C, request cancellation). */
+  signal?: AbortSignal;
+}
+
+/** The raw facts of one request; times are `performance.now()` values (ms). */
+export interface SendResult {
+  /** Right before `fetch()` was called. */
+  startPerf: number;
+  /** Response headers received; null when no answer came. */
+  ackPerf: number | null;
+  /** Last byte read, or the failure. */
+  endPerf: number;
+  /** Arrival time of each response carrying text or reasoning. */
+  responsePerf: number[];
+  /** Per entry of `responsePerf`: true when it carried reasoning only. */
+  responseReasoning: boolean[];
+  outputText: string;
+  reasoningText: string;
+  /** Usage seen, later reports overriding earlier ones field by field. */
+  usage: Usage | null;
+  httpStatus: number | null;
+  error: RecordError | null;
+  /** Aborted by `signal`. */
+  cancelled: boolean;
+}
+
+/** Longest excerpt of an unreadable answer quoted in an error message. */
+const EXCERPT = 120;
+
+/** The longest delay a timer can hold. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Pseudo-status for a bad answer inside a 2xx (error event, invalid or truncated stream). */
+const BAD_ANSWER = 502;
+
+/** Merges a new usage report into the running one; a missing field never erases a known one. */
+function mergeUsage(cur: Usage | null, next: Usage): Usage {
+  if (cur === null) return { ...next };
+  for (const key in next) {
+    const k = key as keyof Usage;
+    if (next[k] !== undefined) cur[k] = next[k];
+  }
+  return cur;
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = e.cause;
+    if (cause instanceof Error && cause.message) return cause.message;
+    return e.message || e.name;
+  }
+  return String(e);
+}
+
+/**
+ * One request's cancellation: its own timer and the caller's signal, both released when the
+ * request ends. (`AbortSignal.timeout` cannot be cleared: at thousands of requests a second its
+ * pending timers keep every finished request's signals alive until they fire.)
+ */
+interface RequestAbort {
+  signal: AbortSignal;
+  timedOut: boolean;
+  release(): void;
+}
+
+function requestAbort(timeoutMs: number, external: AbortSignal | undefined): RequestAbort {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(external!.reason);
+  const state: RequestAbort = {
+    signal: ac.signal,
+    timedOut: false,
+    release() {
+      clearTimeout(timer);
+      external?.removeEventListener("abort", onAbort);
+    },
+  };
+  // Timers past 2^31-1 ms would fire at once; no limit at all means no timer.
+  const timer = Number.isFinite(timeoutMs) && timeoutMs > 0
+    ? setTimeout(() => {
+      state.timedOut = true;
+      ac.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError"));
+    }, Math.min(timeoutMs, MAX_TIMER_MS))
+    : undefined;
+  if (external) {
+    if (external.aborted) ac.abort(external.reason);
+    else external.addEventListener("abort", onAbort, { once: true });
+  }
+  return state;
+}
+
+/** Why an exception happened: our timeout, the caller's abort, or the network. */
+function failure(
+  e: unknown,
+  timeout: RequestAbort,
+  external: AbortSignal | undefined,
+  timeoutMs: number,
+  r: SendResult,
+  whileReading: "stream" | "body" | null,
+): RecordError {
+  if (external?.aborted) {
+    r.cancelled = true;
+    return { code: 499, type: "Cancelled", message: "request cancelled" };
+  }
+  if (timeout.timedOut) {
+    return { code: 408, type: "Timeout", message: `no complete answer within ${timeoutMs} ms` };
+  }
+  if (whileReading === "stream") {
+    // What was read is kept; the answer just stops short.
+    return {
+      code: BAD_ANSWER,
+      type: "StreamTruncated",
+      message: `connection lost mid-stream: ${errorText(e)}`,
+    };
+  }
+  if (whileReading === "body") {
+    return {
+      code: 0,
+      type: "ConnectionError",
+      message: `connection lost while reading the body: ${errorText(e)}`,
+    };
+  }
+  return { code: 0, type: "ConnectionError", message: errorText(e) };
+}
+
+/** What the reading saw beyond the result's own fields. */
+interface ReadState {
+  /** The endpoint's end marker arrived. */
+  done: boolean;
+  /** A readable answer that is not tokens arrived. */
+  answered: boolean;
+}
+
+/** Records one parsed response stamped `at`; returns false when reading must stop. */
+function apply(r: SendResult, p: Parsed, at: number, state: ReadState): boolean {
+  if (p.error) {
+    r.error = {
+      code: p.error.code ?? BAD_ANSWER,
+      type: "SSEError",
+      message: truncate(p.error.message),
+    };
+    return false;
+  }
+  const text = p.text;
+  const reasoning = p.reasoning;
+  const hasText = text !== undefined && text.length > 0;
+  const hasReasoning = reasoning !== undefined && reasoning.length > 0;
+  if (hasText || hasReasoning) {
+    if (hasText) r.outputText += text;
+    if (hasReasoning) r.reasoningText += reasoning;
+    r.responsePerf.push(at);
+    r.responseReasoning.push(!hasText);
+  }
+  if (p.usage) r.usage = mergeUsage(r.usage, p.usage);
+  if (p.done) state.done = true;
+  if (p.answered) state.answered = true;
+  return true;
+}
+
+function excerpt(text: string): string {
+  return JSON.stringify(truncate(text, EXCERPT));
+}
+
+/** The message of an `event: error`: the data's JSON message, the data text, or the comment. */
+function sseErrorMessage(event: SseEvent): string {
+  if (event.data) return serverMessage(event.data);
+  if (event.comment) return truncate(event.comment);
+  return "the server sent an error event";
+}
+
+/** Sends one request and reads the whole answer. Never throws. */
+export async function send(opts: SendOptions): Promise<SendResult> {
+  const r: SendResult = {
+    startPerf: 0,
+    ackPerf: null,
+    endPerf: 0,
+    responsePerf: [],
+    responseReasoning: [],
+    outputText: "",
+    reasoningText: "",
+    usage: null,
+    httpStatus: null,
+    error: null,
+    cancelled: false,
+  };
+  const timeout = requestAbort(opts.timeoutMs, opts.signal);
+  try {
+    await exchange(opts, r, timeout);
+  } catch (e) {
+    // Nothing above should throw; if something does, it is still this request's failure.
+    r.endPerf = performance.now();
+    r.error = failure(e, timeout, opts.signal, opts.timeoutMs, r, null);
+  } finally {
+    timeout.release();
+  }
+  return r;
+}
+
+/** The request and its answer, filling `r`. */
+async function exchange(opts: SendOptions, r: SendResult, timeout: RequestAbort): Promise<void> {
+  const endpoint = opts.endpoint;
+
+  let res: Response;
+  r.startPerf = performance.now();
+  try {
+    res = await fetch(opts.url, {
+      method: "POST",
+      headers: opts.headers,
+      body: opts.body as BodyInit,
+      signal: timeout.signal,
+    });
+  } catch (e) {
+    r.endPerf = performance.now();
+    r.error = failure(e, timeout, opts.signal, opts.timeoutMs, r, null);
+    return;
+  }
+  r.ackPerf = performance.now();
+  r.httpStatus = res.status;
+
+  if (!res.ok) {
+    let body = "";
+    try {
+      body = await res.text();
+    } catch (e) {
+      r.endPerf = performance.now();
+      r.error = failure(e, timeout, opts.signal, opts.timeoutMs, r, null);
+      return;
+    }
+    r.endPerf = performance.now();
+    const msg = serverMessage(body) || res.statusText || `HTTP ${res.status}`;
+    r.error = { code: res.status, type: "HTTPError", message: msg };
+    return;
+  }
+
+  const contentType = res.headers.get("content-type") ?? "";
+  // A server that ignores `stream: true` and answers with one JSON body is read as such.
+  const sse = opts.streaming && res.body !== null && !contentType.includes("application/json");
+  const state: ReadState = { done: false, answered: false };
+  if (sse) await readStream(res.body!, r, state, timeout, opts);
+  else await readWhole(res, r, state, timeout, opts);
+
+  if (r.error === null && r.responsePerf.length === 0) {
+    if (state.answered || endpoint.producesTokens === false) {
+      // Embeddings and rankings: a readable answer is the response.
+      r.responsePerf.push(r.endPerf);
+      r.responseReasoning.push(false);
+    } else {
+      r.error = {
+        code: BAD_ANSWER,
+        type: "EmptyResponse",
+        message: "the answer carried no text and no reasoning",
+      };
+    }
+  }
+}
+
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  r: SendResult,
+  state: ReadState,
+  timeout: RequestAbort,
+  opts: SendOptions,
+): Promise<void> {
+  const endpoint = opts.endpoint;
+  const streamState: StreamState = {};
+  let chunkPerf = 0;
+  let stop = false;
+  const parser = new SseParser((event) => {
+    if (stop) return;
+    if (event.event === "error") {
+      r.error = { code: BAD_ANSWER, type: "SSEError", message: sseErrorMessage(event) };
+      stop = true;
+      return;
+    }
+    let p: Parsed | null;
+    try {
+      p = endpoint.parseEvent(event, streamState);
+    } catch (e) {
+      r.error = {
+        code: BAD_ANSWER,
+        type: "InvalidResponse",
+        message: `unreadable stream event (${errorText(e)}): ${excerpt(event.data)}`,
+      };
+      stop = true;
+      return;
+    }
+    if (p !== null && !apply(r, p, chunkPerf, state)) stop = true;
+  });
+
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      // Stamp the chunk before parsing it: every event it completes arrived now.
+      chunkPerf = performance.now();
+      parser.push(value);
+      if (stop) break;
+    }
+    if (!stop) {
+      chunkPerf = performance.now();
+      parser.end();
+    }
+  } catch (e) {
+    r.endPerf = performance.now();
+    r.error = failure(e, timeout, opts.signal, opts.timeoutMs, r, "stream");
+    reader.cancel().catch(() => {});
+    return;
+  }
+  r.endPerf = performance.now();
+  if (stop) {
+    // An error ended the answer early: release the connection.
+    reader.cancel().catch(() => {});
+    return;
+  }
+  if (endpoint.expectsDoneMarker && !state.done) {
+    r.error = {
+      code: BAD_ANSWER,
+      type: "StreamTruncated",
+      message: "the stream ended before its end marker",
+    };
+  }
+}
+
+async function readWhole(
+  res: Response,
+  r: SendResult,
+  state: ReadState,
+  timeout: RequestAbort,
+  opts: SendOptions,
+): Promise<void> {
+  const endpoint = opts.endpoint;
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    r.endPerf = performance.now();
+    r.error = failure(e, timeout, opts.signal, opts.timeoutMs, r, "body");
+    return;
+  }
+  r.endPerf = performance.now();
+  let p: Parsed;
+  try {
+    p = endpoint.parseBody ? endpoint.parseBody(text) : endpoint.parseResponse(JSON.parse(text));
+  } catch (e) {
+    r.error = {
+      code: BAD_ANSWER,
+      type: "InvalidResponse",
+      message: `unreadable answer (${errorText(e)}): ${excerpt(text)}`,
+    };
+    return;
+  }
+  if (p.error) {
+    r.error = {
+      code: p.error.code ?? BAD_ANSWER,
+      type: "HTTPError",
+      message: truncate(p.error.message),
+    };
+    return;
+  }
+  apply(r, p, r.endPerf, state);
+}

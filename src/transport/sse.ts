@@ -1,0 +1,189 @@
+/**
+ * Incremental Server-Sent Events parser: bytes (or text) in, events out, usable without fetch.
+ *
+ * Follows the WHATWG event-stream rules (`\n`, `\r\n` and `\r` line ends, `:` comments, one
+ * optional space after the field colon, multi-line data, a leading BOM dropped), with two
+ * leniencies that keep a benchmark from losing answers:
+ * - an event that names a type but has no `data:` (e.g. `event: error` with the reason in a
+ *   comment) is still dispatched, so an error is never silently dropped;
+ * - at the end of the stream, an event whose lines were all complete but whose closing blank
+ *   line never came is dispatched; a last line cut off mid-way is dropped.
+ */
+
+import type { SseEvent } from "../endpoints/types.ts";
+
+/** Receives each event as soon as the chunk completing it has been pushed. */
+export type SseHandler = (event: SseEvent) => void;
+
+const LF = 10;
+const SPACE = 32;
+
+/**
+ * The parser state for one stream. Push chunks in arrival order, then call `end()` once.
+ * Events are delivered synchronously from `push`, so a caller that stamps the time before
+ * pushing a chunk knows every event that chunk completed.
+ */
+export class SseParser {
+  #onEvent: SseHandler;
+  #decoder = new TextDecoder();
+  /** The start of a line whose end has not arrived yet. */
+  #partial = "";
+  /** The previous chunk ended with `\r`: a `\n` opening the next one belongs to it. */
+  #skipLF = false;
+  #data = "";
+  #hasData = false;
+  #event = "";
+  #id: string | undefined = undefined;
+  #comment: string | undefined = undefined;
+  #started = false;
+
+  /** @param onEvent Called once per dispatched event. */
+  constructor(onEvent: SseHandler) {
+    this.#onEvent = onEvent;
+  }
+
+  /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
+  push(chunk: Uint8Array | string): void {
+    let text = typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
+    if (text.length === 0) return;
+    if (!this.#started) {
+      // The decoder drops a byte-order mark; text pushed directly may still carry one.
+      this.#started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.length === 0) return;
+    }
+    this.#feed(text);
+  }
+
+  /** Ends the stream: flushes the decoder and dispatches a complete but unterminated event. */
+  end(): void {
+    const tail = this.#decoder.decode();
+    if (tail.length > 0) this.#feed(tail);
+    this.#partial = "";
+    this.#dispatch();
+  }
+
+  #feed(s: string): void {
+    const n = s.length;
+    let pos = 0;
+    if (this.#skipLF) {
+      this.#skipLF = false;
+      if (s.charCodeAt(0) === LF) pos = 1;
+    }
+    // Most streams use `\n` only: look for `\r` once and again only after passing it.
+    let cr = s.indexOf("\r", pos);
+    while (pos < n) {
+      if (cr !== -1 && cr < pos) cr = s.indexOf("\r", pos);
+      const lf = s.indexOf("\n", pos);
+      let end: number;
+      let next: number;
+      if (cr !== -1 && (lf === -1 || cr < lf)) {
+        end = cr;
+        if (cr + 1 < n) {
+          next = s.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
+        } else {
+          next = n;
+          this.#skipLF = true;
+        }
+      } else if (lf !== -1) {
+        end = lf;
+        next = lf + 1;
+      } else {
+        break;
+      }
+      if (this.#partial.length > 0) {
+        const line = this.#partial + s.slice(pos, end);
+        this.#partial = "";
+        this.#line(line);
+      } else {
+        this.#line(pos === end ? "" : s.slice(pos, end));
+      }
+      pos = next;
+    }
+    if (pos < n) this.#partial += pos === 0 ? s : s.slice(pos);
+  }
+
+  #line(line: string): void {
+    if (line.length === 0) {
+      this.#dispatch();
+      return;
+    }
+    const colon = line.indexOf(":");
+    if (colon === 0) {
+      const text = line.charCodeAt(1) === SPACE ? line.slice(2) : line.slice(1);
+      this.#comment = this.#comment === undefined ? text : this.#comment + "\n" + text;
+      return;
+    }
+    let field: string;
+    let value: string;
+    if (colon === -1) {
+      field = line;
+      value = "";
+    } else {
+      field = line.slice(0, colon);
+      const from = line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1;
+      value = line.slice(from);
+    }
+    switch (field) {
+      case "data":
+        if (this.#hasData) this.#data += "\n" + value;
+        else {
+          this.#data = value;
+          this.#hasData = true;
+        }
+        break;
+      case "event":
+        this.#event = value;
+        break;
+      case "id":
+        if (!value.includes("\0")) this.#id = value;
+        break;
+        // `retry` and unknown fields carry nothing a benchmark needs.
+    }
+  }
+
+  #dispatch(): void {
+    if (this.#hasData || this.#event !== "") {
+      const event: SseEvent = { event: this.#event, data: this.#data };
+      if (this.#id !== undefined) event.id = this.#id;
+      if (this.#comment !== undefined) event.comment = this.#comment;
+      this.#onEvent(event);
+    }
+    this.#data = "";
+    this.#hasData = false;
+    this.#event = "";
+    this.#id = undefined;
+    this.#comment = undefined;
+  }
+}
+
+/**
+ * Parses a whole stream given as chunks; convenient for tests and for small bodies.
+ * @returns the events in order.
+ */
+export function parseSse(chunks: Iterable<Uint8Array | string>): SseEvent[] {
+  const events: SseEvent[] = [];
+  const parser = new SseParser((e) => events.push(e));
+  for (const chunk of chunks) parser.push(chunk);
+  parser.end();
+  return events;
+}
+
+/**
+ * A `TransformStream` from body bytes (or text) to events, for callers that prefer
+ * `pipeThrough`. The transport itself uses a reader loop over `SseParser`, which is cheaper.
+ */
+export function sseTransform(): TransformStream<Uint8Array | string, SseEvent> {
+  let parser: SseParser;
+  return new TransformStream<Uint8Array | string, SseEvent>({
+    start(controller) {
+      parser = new SseParser((e) => controller.enqueue(e));
+    },
+    transform(chunk) {
+      parser.push(chunk);
+    },
+    flush() {
+      parser.end();
+    },
+  });
+}

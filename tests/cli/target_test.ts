@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { profileOptions } from "../../src/config/options.ts";
+import { parseOptions } from "../../src/config/parse.ts";
+import { buildTarget, parseHeaders } from "../../src/cli/target.ts";
+import { runDirName, streamingBody } from "../../src/cli/run.ts";
+import { getEndpoint } from "../../src/endpoints/mod.ts";
+
+const chat = getEndpoint("chat");
+const config = (args: string[]) => parseOptions(profileOptions, args).values;
+
+Deno.test("a URL without a scheme gets http:// and the endpoint's path", () => {
+  const t = buildTarget(config(["-u", "localhost:8000"]), chat);
+  assert.equal(t.url, "http://localhost:8000/v1/chat/completions");
+  assert.equal(t.baseUrl, "http://localhost:8000");
+  const custom = buildTarget(config(["-u", "https://h/", "--endpoint", "v2/chat"]), chat);
+  assert.equal(custom.url, "https://h/v2/chat");
+});
+
+Deno.test("credentials in the URL become a Basic Authorization header", () => {
+  const t = buildTarget(config(["-u", "http://user:pw@127.0.0.1:9/"]), chat);
+  assert.equal(t.url, "http://127.0.0.1:9/v1/chat/completions");
+  assert.equal(t.headers.Authorization, `Basic ${btoa("user:pw")}`);
+  assert.ok(
+    t.secrets.includes(btoa("user:pw")),
+    "the encoded credentials are scrubbed from output",
+  );
+});
+
+Deno.test("--api-key and -H set headers; -H wins over defaults case-insensitively", () => {
+  const t = buildTarget(
+    config(["--api-key", "sk-1", "-H", "content-type: text/plain", "-H", '{"X-A":"b"}']),
+    chat,
+  );
+  assert.equal(t.headers.Authorization, "Bearer sk-1");
+  assert.equal(t.headers["content-type"], "text/plain");
+  assert.equal(t.headers["Content-Type"], undefined);
+  assert.equal(t.headers["X-A"], "b");
+  assert.ok(t.secrets.includes("sk-1"));
+});
+
+Deno.test("bad headers are clear errors", () => {
+  assert.throws(() => parseHeaders(["no-colon"]), /--header must be `Name: value`/);
+  assert.throws(() => parseHeaders(["{bad"]), /invalid JSON/);
+  assert.throws(() => parseHeaders(["[1]"]), /must be `Name: value`/);
+});
+
+Deno.test("streamingBody appends stream:true only where the payload does not decide", () => {
+  const body = '{"messages": [], "model": "m"}';
+  assert.equal(streamingBody(body, false), body);
+  assert.equal(streamingBody(body, true), '{"messages": [], "model": "m","stream":true}');
+  const own = '{"messages": [], "stream": false}';
+  assert.equal(streamingBody(own, true), own);
+  assert.deepEqual(JSON.parse(streamingBody('{"a":1}\n', true)), { a: 1, stream: true });
+});
+
+Deno.test("run directory names follow AIPerf's scheme", () => {
+  assert.equal(
+    runDirName("Qwen/Qwen3-0.6B", "chat", 10),
+    "Qwen_Qwen3-0.6B-openai-chat-concurrency10",
+  );
+});

@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startMockServer } from "../../src/mock/server.ts";
+import { streamingBody } from "../../src/cli/run.ts";
+import { readRecords, runCli } from "./helpers.ts";
+
+const PAYLOADS = fileURLToPath(
+  new URL("../../examples/payloads.jsonl", import.meta.url),
+);
+
+Deno.test("profile replays raw payloads against the mock server and writes every artifact", async () => {
+  const server = await startMockServer({ ttftMs: 50, itlMs: 10, outputTokens: 64 });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli([
+      "profile",
+      "--url",
+      server.url.replace("http://", ""),
+      "--model",
+      "Qwen/Qwen3-0.6B",
+      "--input-file",
+      PAYLOADS,
+      "--custom-dataset-type",
+      "raw_payload",
+      "--streaming",
+      "--concurrency",
+      "2",
+      "--artifact-dir",
+      dir,
+      "--ui",
+      "none",
+    ]);
+    assert.equal(res.code, 0, res.stderr);
+    const runDir = join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency2");
+    for (
+      const f of [
+        "profile_export_aiperf.json",
+        "profile_export_aiperf.csv",
+        "profile_export.jsonl",
+        "inputs.json",
+      ]
+    ) {
+      const st = await Deno.stat(join(runDir, f));
+      assert.ok(st.size > 0, `${f} is empty`);
+    }
+    assert.match(res.stdout, /Time to First Token/i);
+
+    const records = await readRecords(join(runDir, "profile_export.jsonl"));
+    assert.equal(records.length, 3);
+    for (const r of records) assert.equal(r.error, null);
+
+    const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
+    assert.equal(summary.request_count.avg, 3);
+    // The mock's truth is TTFT 50 ms and ITL 10 ms; the client adds loopback and parsing time.
+    const ttft = summary.time_to_first_token.p50;
+    assert.ok(ttft >= 49 && ttft < 58, `TTFT p50 ${ttft} ms is not within a few ms of 50`);
+    const itl = summary.inter_token_latency.p50;
+    assert.ok(itl >= 9 && itl < 12, `ITL p50 ${itl} ms is not within a few ms of 10`);
+    // max_tokens of each payload decides the answer length; the mock's tokens are single tokens.
+    const osl = records.map((r) =>
+      (r.metrics as Record<string, { value: number }>).output_sequence_length.value
+    ).sort((a, b) => a - b);
+    assert.deepEqual(osl, [100, 150, 200]);
+
+    // inputs.json holds the exact bodies sent: each line, with only `"stream":true` added.
+    const inputsText = await Deno.readTextFile(join(runDir, "inputs.json"));
+    const lines = (await Deno.readTextFile(PAYLOADS)).split("\n").filter((l) => l.trim());
+    for (const line of lines) {
+      assert.ok(inputsText.includes(streamingBody(line, true)), `inputs.json lacks ${line}`);
+    }
+    const inputs = JSON.parse(inputsText);
+    assert.equal(inputs.data.length, 3);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("profile without --streaming sends each payload byte for byte", async () => {
+  const server = await startMockServer({ outputTokens: 8 });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli([
+      "profile",
+      "--url",
+      server.url,
+      "--input-file",
+      PAYLOADS,
+      "--artifact-dir",
+      dir,
+      "--ui",
+      "none",
+    ]);
+    assert.equal(res.code, 0, res.stderr);
+    const runDir = join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency1");
+    const inputsText = await Deno.readTextFile(join(runDir, "inputs.json"));
+    const lines = (await Deno.readTextFile(PAYLOADS)).split("\n").filter((l) => l.trim());
+    for (const line of lines) assert.ok(inputsText.includes(line));
+    const records = await readRecords(join(runDir, "profile_export.jsonl"));
+    assert.equal(records.length, 3);
+    const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
+    assert.equal(summary.time_to_first_token, undefined, "TTFT is a streaming metric");
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a malformed dataset line stops the run before any request, naming file and line", async () => {
+  const server = await startMockServer();
+  const dir = await Deno.makeTempDir();
+  try {
+    const bad = join(dir, "bad.jsonl");
+    await Deno.writeTextFile(
+      bad,
+      '{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [oops\n',
+    );
+    const res = await runCli([
+      "profile",
+      "--url",
+      server.url,
+      "--input-file",
+      bad,
+      "--custom-dataset-type",
+      "raw_payload",
+      "--artifact-dir",
+      dir,
+    ]);
+    assert.equal(res.code, 3);
+    assert.match(res.stderr, /bad\.jsonl/);
+    assert.match(res.stderr, /line 2/);
+    assert.equal(server.stats().requests, 0);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an unknown flag is an error that suggests the nearest known one", async () => {
+  const res = await runCli(["profile", "--concurency", "2"]);
+  assert.equal(res.code, 2);
+  assert.match(res.stderr, /--concurency/);
+  assert.match(res.stderr, /did you mean --concurrency/);
+});
+
+Deno.test("a server that cannot be reached ends with its own exit code", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Bind and close a listener to get a port nothing listens on.
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (l.addr as Deno.NetAddr).port;
+    l.close();
+    const res = await runCli([
+      "profile",
+      "--url",
+      `127.0.0.1:${port}`,
+      "--input-file",
+      PAYLOADS,
+      "--artifact-dir",
+      dir,
+      "--ui",
+      "none",
+    ]);
+    assert.equal(res.code, 4, res.stderr);
+    assert.match(res.stderr, /every request failed/);
+    const runDir = join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency1");
+    const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
+    assert.equal(summary.error_summary[0].count, 3);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

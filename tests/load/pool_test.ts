@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { splitSlots } from "../../src/load/pool.ts";
+import { claimRequest, createControl, Ctl } from "../../src/load/control.ts";
+
+Deno.test("slots are spread evenly over at most `workers` Workers", () => {
+  assert.deepEqual(splitSlots(1, 2), [1]);
+  assert.deepEqual(splitSlots(2, 2), [1, 1]);
+  assert.deepEqual(splitSlots(5, 2), [3, 2]);
+  assert.deepEqual(splitSlots(4096, 2), [2048, 2048]);
+  for (const [c, w] of [[7, 3], [100, 8], [3, 5]]) {
+    const s = splitSlots(c, w);
+    assert.equal(s.reduce((a, b) => a + b, 0), c);
+    assert.ok(s.length <= w && s.every((n) => n >= 1));
+  }
+});
+
+Deno.test("claimRequest issues exactly the limit and nothing after STOP", () => {
+  const ctl = createControl();
+  let n = 0;
+  while (claimRequest(ctl, 5)) n++;
+  assert.equal(n, 5);
+  assert.equal(Atomics.load(ctl, Ctl.ISSUED), 5);
+  const ctl2 = createControl();
+  Atomics.store(ctl2, Ctl.STOP, 1);
+  assert.equal(claimRequest(ctl2, 5), false);
+});

@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
+import { Column } from "../../src/metrics/column.ts";
+import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
+import type { MetricResult, Summary } from "../../src/metrics/summary.ts";
+import type { RequestRecord } from "../../src/load/record.ts";
+import { record, wordTokenizer } from "./_records.ts";
+
+const MS = 1_000_000;
+const S = 1_700_000_000_000_000_123n;
+const ctx = { inputTokens: 10, tokenizer: wordTokenizer, streaming: true };
+
+function close(actual: number | undefined, expected: number, tol = 1e-9) {
+  assert.equal(typeof actual, "number", `expected a number near ${expected}`);
+  assert.ok(
+    Math.abs(actual! - expected) <= tol * Math.max(1, Math.abs(expected)),
+    `${actual} != ${expected}`,
+  );
+}
+
+function get(s: Summary, tag: string): MetricResult {
+  const m = s.metrics.find((x) => x.tag === tag);
+  assert.ok(m, `missing ${tag}`);
+  return m;
+}
+
+function stream(
+  startOffsetMs: number,
+  responsesMs: number[],
+  text: string,
+  endMs: number,
+): RequestRecord {
+  return record({
+    startNs: S + BigInt(startOffsetMs * MS),
+    responseNs: responsesMs.map((t) => t * MS),
+    responseReasoning: responsesMs.map(() => false),
+    outputText: text,
+    endNs: endMs * MS,
+  });
+}
+
+/** Three streamed requests and one failure; the last request ends 110 ms after the first starts. */
+function run(): MetricsAggregator {
+  const agg = new MetricsAggregator();
+  const recs = [
+    stream(0, [10, 20, 30], "a b c", 31),
+    stream(5, [20, 40], "a b", 45),
+    stream(10, [5, 10, 15, 20, 25], "a b c d e", 100),
+    record({
+      startNs: S + BigInt(20 * MS),
+      endNs: 30 * MS,
+      error: { code: 500, type: "HTTPError", message: "boom" },
+    }),
+  ];
+  for (const r of recs) agg.add(r, computeRecordMetrics(r, ctx));
+  return agg;
+}
+
+Deno.test("MetricsAggregator: record metric distributions in display units", () => {
+  const s = run().summary();
+  const lat = get(s, "request_latency");
+  assert.equal(lat.unit, "ms");
+  assert.equal(lat.kind, "record");
+  assert.equal(lat.count, 3);
+  close(lat.avg, 31.666666666666668);
+  close(lat.sum, 95);
+  assert.equal(lat.min, 25);
+  assert.equal(lat.max, 40);
+  // np.percentile([30, 40, 25], p) and np.std (ddof 0)
+  const expected = {
+    p1: 25.1,
+    p5: 25.5,
+    p10: 26,
+    p25: 27.5,
+    p50: 30,
+    p75: 35,
+    p90: 38,
+    p95: 39,
+    p99: 39.8,
+  };
+  for (const [k, v] of Object.entries(expected)) close(lat[k as keyof typeof expected], v);
+  close(lat.std, 6.236095644623236);
+
+  const icl = get(s, "inter_chunk_latency");
+  assert.equal(icl.count, 7); // every chunk gap of every request
+  close(icl.p90, 14.000000000000004);
+  close(icl.std, 5.150787536377128);
+
+  const itl = get(s, "inter_token_latency");
+  assert.deepEqual([itl.min, itl.max, itl.count], [5, 20, 3]);
+  const osl = get(s, "output_sequence_length");
+  assert.deepEqual([osl.unit, osl.sum, osl.avg], ["tokens", 10, 10 / 3]);
+  // Failed requests feed only error metrics.
+  assert.equal(get(s, "error_isl").count, 1);
+  assert.equal(get(s, "input_sequence_length").count, 3);
+});
+
+Deno.test("MetricsAggregator: counts, duration and throughputs", () => {
+  const agg = run();
+  const s = agg.summary();
+  const seconds = 0.11;
+  assert.deepEqual({ ...get(s, "request_count"), flags: [] }, {
+    tag: "request_count",
+    header: "Request Count",
+    unit: "requests",
+    kind: "aggregate",
+    flags: [],
+    avg: 3,
+  });
+  assert.equal(get(s, "error_request_count").avg, 1);
+  const dur = get(s, "benchmark_duration");
+  assert.equal(dur.unit, "sec");
+  close(dur.avg, seconds);
+  close(get(s, "request_throughput").avg, 3 / seconds);
+  assert.equal(get(s, "total_osl").avg, 10);
+  assert.equal(get(s, "total_isl").avg, 30);
+  assert.equal(get(s, "total_error_isl").avg, 10);
+  close(get(s, "output_token_throughput").avg, 10 / seconds);
+  close(get(s, "input_token_throughput").avg, 30 / seconds);
+  close(get(s, "total_token_throughput").avg, 40 / seconds);
+  assert.equal(get(s, "request_throughput").unit, "requests/sec");
+  assert.equal(get(s, "min_request_timestamp").unit, "ns");
+  assert.deepEqual(agg.timeRange, { startNs: S, endNs: S + BigInt(110 * MS) });
+  assert.equal(agg.requestCount, 3);
+  assert.equal(agg.errorCount, 1);
+  assert.deepEqual(agg.errorSummary(), [
+    { error_details: { code: 500, type: "HTTPError", message: "boom" }, count: 1 },
+  ]);
+  // No reasoning in this run: no reasoning metrics at all.
+  assert.equal(s.metrics.find((m) => m.tag.includes("reasoning")), undefined);
+});
+
+Deno.test("MetricsAggregator: error-adjusted percentiles count failures as infinite", () => {
+  const s = run().summary();
+  const adj = get(s, "adj_request_latency");
+  // [25, 30, 40, +inf] by nearest rank
+  assert.equal(adj.count, 4);
+  assert.equal(adj.p1, 25);
+  assert.equal(adj.p25, 30);
+  assert.equal(adj.p50, 40);
+  assert.equal(adj.p75, 40);
+  assert.equal(adj.p90, Infinity);
+  assert.equal(adj.avg, undefined);
+  assert.equal(adj.std, undefined);
+  assert.ok(get(s, "adj_time_to_first_token"));
+  // The variant follows its source in display order.
+  const tags = s.metrics.map((m) => m.tag);
+  assert.equal(tags.indexOf("adj_request_latency"), tags.indexOf("request_latency") + 1);
+  assert.ok(tags.indexOf("time_to_first_token") < tags.indexOf("request_latency"));
+});
+
+Deno.test("MetricsAggregator: no errors, no error metrics; non-streaming has no streaming metrics", () => {
+  const agg = new MetricsAggregator();
+  const r = record({ responseNs: [40 * MS], responseReasoning: [false], outputText: "a b" });
+  agg.add(r, computeRecordMetrics(r, { ...ctx, streaming: false }));
+  const tags = agg.summary().metrics.map((m) => m.tag);
+  for (
+    const t of ["error_request_count", "adj_request_latency", "error_isl", "time_to_first_token"]
+  ) {
+    assert.ok(!tags.includes(t), `${t} should be absent`);
+  }
+  assert.ok(tags.includes("request_latency"));
+});
+
+Deno.test("MetricsAggregator: snapshot equals summary while values are few", () => {
+  const agg = run();
+  assert.deepEqual(agg.snapshot(), agg.summary());
+  assert.deepEqual(new MetricsAggregator().summary().metrics.map((m) => [m.tag, m.avg]), [
+    ["request_count", 0],
+  ]);
+});
+
+Deno.test("Column: exact stats stay exact past the value cap", () => {
+  const col = new Column({ cap: 100, liveSize: 50 });
+  for (let i = 1; i <= 1000; i++) col.push(i);
+  assert.equal(col.count, 1000);
+  assert.equal(col.sum, 500500);
+  assert.deepEqual([col.min, col.max], [1, 1000]);
+  assert.equal(col.exact, false);
+  assert.equal(col.sorted().length, 100);
+  assert.equal(col.sortedSample().length, 50);
+  close(col.mean, 500.5);
+  close(Math.sqrt(col.variance), Math.sqrt((1000 * 1000 - 1) / 12)); // std of 1..n
+  // The sample spans the range rather than keeping only the first values.
+  assert.ok(col.sorted()[99] > 500);
+});

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { startMockServer } from "../../src/mock/server.ts";
+import { mockOptionsSchema } from "../../src/mock/server.ts";
+import { resolveMockOptions } from "../../src/mock/options.ts";
+import { post } from "./helpers.ts";
+
+Deno.test("invalid JSON and non-object bodies answer 400 with an OpenAI error", async () => {
+  const server = await startMockServer({ errorRate: 1 });
+  try {
+    for (const body of ["{not json", "[1,2]", "null", ""]) {
+      const res = await post(`${server.url}/v1/chat/completions`, body);
+      assert.equal(res.status, 400, `body ${JSON.stringify(body)}`);
+      const json = await res.json();
+      assert.equal(json.error.type, "invalid_request_error");
+      assert.equal(typeof json.error.message, "string");
+    }
+    const res = await post(`${server.url}/v1/chat/completions`, "{}");
+    assert.equal(res.status, 500, "a valid body meets the injected error");
+    await res.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a chat request without messages answers 400", async () => {
+  const server = await startMockServer();
+  try {
+    const res = await post(`${server.url}/v1/chat/completions`, { model: "m" });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error.param, "messages");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("models, health, unknown routes and stats", async () => {
+  const server = await startMockServer();
+  try {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(server.port > 0);
+    const models = async () => (await fetch(`${server.url}/v1/models`)).json();
+    let list = await models();
+    assert.equal(list.object, "list");
+    assert.deepEqual(Object.keys(list.data[0]).sort(), ["created", "id", "object", "owned_by"]);
+    assert.equal(list.data[0].id, "mock-model");
+    assert.equal(list.data[0].object, "model");
+    const chat = await post(`${server.url}/v1/chat/completions`, {
+      model: "my-llm",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    await chat.body?.cancel();
+    list = await models();
+    assert.equal(list.data[0].id, "my-llm");
+
+    const health = await fetch(`${server.url}/health`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+
+    const missing = await fetch(`${server.url}/nope?x=1`);
+    assert.equal(missing.status, 404);
+    assert.equal(typeof (await missing.json()).error.message, "string");
+
+    assert.deepEqual(server.stats(), {
+      requests: 5,
+      byPath: { "/v1/models": 2, "/v1/chat/completions": 1, "/health": 1, "/nope": 1 },
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("close ends answers still streaming and is idempotent", async () => {
+  const server = await startMockServer({ ttftMs: 0, itlMs: 1000, outputTokens: 50 });
+  const res = await post(`${server.url}/v1/chat/completions`, {
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+  });
+  const reader = res.body!.getReader();
+  await reader.read();
+  const t0 = performance.now();
+  await Promise.all([server.close(), server.close()]);
+  // The rest of the body ends (closed or failed) instead of running for 50 s.
+  try {
+    while (!(await reader.read()).done) { /* drain */ }
+  } catch { /* a cut connection is fine too */ }
+  assert.ok(performance.now() - t0 < 5000);
+});
+
+Deno.test("resolveMockOptions: undefined fields take defaults, the port is any", () => {
+  const o = resolveMockOptions({ port: undefined, ttftMs: undefined, seed: 5 });
+  assert.equal(o.port, 0);
+  assert.equal(o.ttftMs, 0);
+  assert.equal(o.outputTokens, 16);
+  assert.equal(o.seed, 5);
+  assert.equal(typeof resolveMockOptions().seed, "number");
+});
+
+Deno.test("invalid options are rejected with the field named", async () => {
+  await assert.rejects(() => startMockServer({ errorRate: 2 }), /errorRate/);
+  await assert.rejects(() => startMockServer({ outputTokens: -1 }), /outputTokens/);
+});
+
+Deno.test("mockOptionsSchema has defaults and a description per field", () => {
+  const parsed = mockOptionsSchema.parse({});
+  assert.deepEqual(parsed, {
+    host: "127.0.0.1",
+    port: 8000,
+    ttftMs: 0,
+    itlMs: 0,
+    outputTokens: 16,
+    jitterMs: 0,
+    errorRate: 0,
+    dropRate: 0,
+    truncateRate: 0,
+    reasoningTokens: 0,
+  });
+  for (const [key, field] of Object.entries(mockOptionsSchema.shape)) {
+    const description = field.meta()?.description;
+    assert.ok(typeof description === "string" && description.length > 10, key);
+  }
+  assert.equal(mockOptionsSchema.safeParse({ dropRate: 1.5 }).success, false);
+});
