@@ -6,7 +6,7 @@
 import { renderHelp } from "./help.ts";
 import { type ProfileConfig, profileOptions } from "../config/options.ts";
 import { ConfigError, parseOptions } from "../config/parse.ts";
-import { redactArgs } from "../config/redact.ts";
+import { redactedCommandLine } from "../config/redact.ts";
 import { loadDataset } from "../dataset/mod.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
 import { ExitCode } from "./exit_codes.ts";
@@ -47,7 +47,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     dataset,
     endpoint,
     target,
-    cliCommand: ["reprise", "profile", ...redactArgs(args)].join(" "),
+    cliCommand: redactedCommandLine(["profile", ...args]),
     io,
   });
 }

@@ -9,7 +9,7 @@ import { renderConsoleTable } from "../export/console_table.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
-import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
+import { type RunInfo, summaryJson } from "../export/summary_json.ts";
 import type { PlannedConversation } from "../load/plan.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
@@ -21,6 +21,8 @@ import { promptText } from "../tokenizer/prompt_text.ts";
 export interface RunOutcome {
   /** The console table. */
   table: string;
+  /** The text of `profile_export_aiperf.json`. */
+  json: string;
   completed: number;
   errors: number;
   errorTypes: Set<string>;
@@ -92,13 +94,13 @@ export class Results {
     this.#writer.close();
     const summary = this.aggregator.summary();
     const info: RunInfo = { ...this.#opts.run, ...run };
-    await writeSummaryJson(join(this.#opts.runDir, "profile_export_aiperf.json"), summary, info, {
-      errorSummary: this.aggregator.errorSummary(),
-    });
+    const json = summaryJson(summary, info, { errorSummary: this.aggregator.errorSummary() });
+    await Deno.writeTextFile(join(this.#opts.runDir, "profile_export_aiperf.json"), json);
     await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
     const title = `reprise | ${this.#opts.endpoint.metricsTitle}`;
     const errors = this.aggregator.errorCount;
     return {
+      json,
       table: renderConsoleTable(summary, title, { color: opts.color }),
       completed: this.aggregator.requestCount + errors,
       errors,

@@ -18,6 +18,8 @@ import type { Io } from "./io.ts";
 import { startProgress } from "./progress.ts";
 import type { Target } from "./target.ts";
 import { Results } from "./results.ts";
+import { RunState } from "./run_state.ts";
+import { startApiServer } from "../api/server.ts";
 
 /** Everything a run needs, resolved from the command line. */
 export interface RunInput {
@@ -105,6 +107,25 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     },
   });
 
+  const state = new RunState({
+    config: inputConfig,
+    runInfo: { benchmark_id: benchmarkId, random_seed: seed, cli_command: input.cliCommand },
+    info: {
+      model,
+      endpoint_type: config.endpointType,
+      streaming,
+      concurrency: config.concurrency,
+      request_rate: null,
+      version: VERSION,
+    },
+    artifactDir: runDir,
+    statsIntervalMs: config.statsInterval * 1000,
+  });
+  const api = config.apiPort === undefined
+    ? null
+    : await startApiServer({ host: config.apiHost, port: config.apiPort, source: state });
+  if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
+
   const cores = navigator.hardwareConcurrency || 1;
   const workers = Math.max(1, Math.min(config.workersMax ?? cores, config.concurrency));
   const pool = await WorkerPool.start(workers, conversations);
@@ -142,6 +163,13 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   }));
 
   const startNs = nowNs();
+  state.watch({
+    phase: "profiling",
+    control: pool.control,
+    workers: pool.states,
+    aggregator: results.aggregator,
+    startNs,
+  });
   let failure: Error | null = null;
   try {
     await pool.runPhase(plan, config.concurrency, (records: RequestRecord[]) => {
@@ -161,19 +189,46 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const summary = await results.finish({ startNs, endNs, wasCancelled: interrupted }, { color });
   io.stdout(summary.table);
   io.stderr(`artifacts: ${runDir}\n`);
-  if (failure) {
-    io.stderr(`error: ${redactText(failure.message, target.secrets)}\n`);
-    return ExitCode.RUN_FAILED;
+  const code = exitCode();
+  state.finish(
+    failure || code === ExitCode.RUN_FAILED || code === ExitCode.UNREACHABLE
+      ? "failed"
+      : interrupted
+      ? "cancelled"
+      : "complete",
+    JSON.parse(summary.json),
+  );
+  if (api) {
+    // Scrapers get a last look at the final numbers before the process exits.
+    if (config.apiLingerSeconds > 0 && !io.hardSignal?.aborted) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, config.apiLingerSeconds * 1000);
+        io.hardSignal?.addEventListener("abort", () => {
+          clearTimeout(t);
+          resolve();
+        }, { once: true });
+      });
+    }
+    await api.close();
   }
-  if (interrupted) return ExitCode.INTERRUPTED;
-  if (summary.completed > 0 && summary.errors === summary.completed) {
-    const unreachable = summary.errorTypes.size === 1 && summary.errorTypes.has("ConnectionError");
-    io.stderr(
-      `error: every request failed${
-        unreachable ? ` (cannot connect to ${target.baseUrl})` : ""
-      }; see error_summary in profile_export_aiperf.json\n`,
-    );
-    return unreachable ? ExitCode.UNREACHABLE : ExitCode.RUN_FAILED;
+  return code;
+
+  function exitCode(): number {
+    if (failure) {
+      io.stderr(`error: ${redactText(failure.message, target.secrets)}\n`);
+      return ExitCode.RUN_FAILED;
+    }
+    if (interrupted) return ExitCode.INTERRUPTED;
+    if (summary.completed > 0 && summary.errors === summary.completed) {
+      const unreachable = summary.errorTypes.size === 1 &&
+        summary.errorTypes.has("ConnectionError");
+      io.stderr(
+        `error: every request failed${
+          unreachable ? ` (cannot connect to ${target.baseUrl})` : ""
+        }; see error_summary in profile_export_aiperf.json\n`,
+      );
+      return unreachable ? ExitCode.UNREACHABLE : ExitCode.RUN_FAILED;
+    }
+    return ExitCode.OK;
   }
-  return ExitCode.OK;
 }
