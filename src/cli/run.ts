@@ -129,6 +129,15 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const cores = navigator.hardwareConcurrency || 1;
   const workers = Math.max(1, Math.min(config.workersMax ?? cores, config.concurrency));
   const pool = await WorkerPool.start(workers, conversations);
+  if (config.verbose) {
+    io.stderr(
+      `plan: ${dataset.conversations.length} conversations (${totalTurns} turns) from ${dataset.type} ${dataset.source}; ` +
+        `${requestLimit} requests to ${
+          redactText(target.url, target.secrets)
+        }; concurrency ${config.concurrency} ` +
+        `on ${workers} Workers; sampling ${config.datasetSamplingStrategy}, seed ${seed}; artifacts ${runDir}\n`,
+    );
+  }
   const plan: PhasePlan = {
     phase: "profiling",
     url: target.url,

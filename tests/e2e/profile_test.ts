@@ -91,8 +91,10 @@ Deno.test("profile without --streaming sends each payload byte for byte", async 
       dir,
       "--ui",
       "none",
+      "-v",
     ]);
     assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stderr, /plan: 3 conversations \(3 turns\) from raw_payload/);
     const runDir = join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency1");
     const inputsText = await Deno.readTextFile(join(runDir, "inputs.json"));
     const lines = (await Deno.readTextFile(PAYLOADS)).split("\n").filter((l) => l.trim());
