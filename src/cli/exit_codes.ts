@@ -11,6 +11,8 @@ export const ExitCode = {
   UNREACHABLE: 4,
   /** A permission the run needs was not granted (`deno run` without the right --allow flag). */
   PERMISSION: 5,
+  /** `--failed-request-threshold` was passed: the run was aborted early. */
+  FAILED_THRESHOLD: 6,
   /** Ctrl+C (or SIGTERM): artifacts hold what finished. */
   INTERRUPTED: 130,
 } as const;

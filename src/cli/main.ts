@@ -17,6 +17,8 @@ Commands:
   profile       Send a dataset's requests at a chosen load and report latency and throughput
   mock-server   Run the built-in OpenAI-compatible mock inference server
   demo          Start the mock server in-process and profile it with a sample dataset
+  report        Write a self-contained HTML report (charts) of one or more runs' artifacts
+  compare       Show two runs' summary metrics side by side with the change in percent
 
 Run \`reprise <command> --help\` for a command's options.
 `;
@@ -61,6 +63,10 @@ export async function main(args: string[], io: Io): Promise<number> {
         return await (await import("./mock_server.ts")).mockServerCommand(rest, io);
       case "demo":
         return await (await import("./demo.ts")).demoCommand(rest, io);
+      case "report":
+        return await (await import("./report.ts")).reportCommand(rest, io);
+      case "compare":
+        return await (await import("./compare.ts")).compareCommand(rest, io);
       default:
         io.stderr(`error: unknown command "${command}"\n\n${USAGE}`);
         return ExitCode.BAD_CONFIG;

@@ -7,12 +7,16 @@ import { renderHelp } from "./help.ts";
 import { type ProfileConfig, profileOptions } from "../config/options.ts";
 import { ConfigError, parseOptions } from "../config/parse.ts";
 import { redactedCommandLine } from "../config/redact.ts";
-import { loadDataset } from "../dataset/mod.ts";
-import { getEndpoint } from "../endpoints/mod.ts";
+import { datasetForRun } from "../dataset/from_config.ts";
+import { type Endpoint, getEndpoint } from "../endpoints/mod.ts";
+import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { ExitCode } from "./exit_codes.ts";
 import type { Io } from "./io.ts";
 import { buildTarget } from "./target.ts";
 import { runBenchmark } from "./run.ts";
+import { outputIo } from "./output.ts";
+import { checkRunPermissions } from "./permissions.ts";
+import { NotReadyError, waitForModel } from "./wait_for_model.ts";
 
 /** The `profile` help text. */
 export function profileHelp(): string {
@@ -35,13 +39,38 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
       `unexpected argument "${parsed.positionals[0]}" (options start with --; see --help)`,
     );
   }
-  const config: ProfileConfig = parsed.values;
-  if (!config.inputFile) {
-    throw new ConfigError("--input-file is required: the dataset file or directory to replay");
+  let config: ProfileConfig = parsed.values;
+  // One seed for the dataset and the run, recorded; without --input-file prompts are synthetic.
+  if (config.randomSeed === undefined) {
+    config = { ...config, randomSeed: Math.floor(Math.random() * 2 ** 31) };
   }
-  const endpoint = getEndpoint(config.endpointType);
-  const dataset = await loadDataset(config.inputFile, { type: config.customDatasetType });
+  const extras = parseExtraInputs(config.extraInputs);
+  let endpoint: Endpoint;
+  try {
+    endpoint = getEndpoint(config.endpointType, { responseField: extras.responseField });
+  } catch (e) {
+    // An unknown type or a bad JMESPath expression is the user's to fix.
+    throw new ConfigError((e as Error).message);
+  }
+  const dataset = await datasetForRun(config, endpoint, config.randomSeed!, extras.body);
   const target = buildTarget(config, endpoint);
+  io = outputIo(io, config);
+  checkRunPermissions(target.baseUrl);
+  try {
+    await waitForModel({
+      baseUrl: target.baseUrl,
+      endpointType: config.endpointType,
+      headers: target.headers,
+      timeoutS: config.waitForModelTimeout,
+      intervalS: config.waitForModelInterval,
+      signal: io.signal,
+      log: io.stderr,
+    });
+  } catch (e) {
+    if (!(e instanceof NotReadyError)) throw e;
+    io.stderr(`error: ${e.message}\n`);
+    return e.exitCode;
+  }
   return await runBenchmark({
     config,
     dataset,
@@ -49,5 +78,6 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     target,
     cliCommand: redactedCommandLine(["profile", ...args]),
     io,
+    given: parsed.given as ReadonlySet<string>,
   });
 }

@@ -16,6 +16,12 @@ import { MetricsAggregator } from "../metrics/aggregator.ts";
 import { computeRecordMetrics } from "../metrics/record_metrics.ts";
 import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";
 import { promptText } from "../tokenizer/prompt_text.ts";
+import type { GoodputSlo } from "../metrics/goodput.ts";
+import { requestedOutputTokens } from "../metrics/requested_osl.ts";
+import { TimesliceCollector } from "../metrics/timeslices.ts";
+import { runWarnings } from "../metrics/warnings.ts";
+import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
+import { writeTimeslices } from "../export/timeslices.ts";
 
 /** What `finish` reports back to the command. */
 export interface RunOutcome {
@@ -26,6 +32,8 @@ export interface RunOutcome {
   completed: number;
   errors: number;
   errorTypes: Set<string>;
+  /** End-of-run warnings (OSL mismatch, usage vs tokenizer), one line each, for stderr. */
+  warnings: string[];
 }
 
 /** The parts of {@link RunInfo} known before the run starts. */
@@ -33,17 +41,42 @@ export type RunIdentity = Omit<RunInfo, "startNs" | "endNs" | "wasCancelled">;
 
 /** Accumulates one run's records into metrics and artifacts. */
 export class Results {
-  readonly aggregator = new MetricsAggregator();
+  readonly aggregator: MetricsAggregator;
+  /** The warmup phase's metrics: kept apart, exported as `warmup_metrics`. */
+  readonly warmup: MetricsAggregator;
   #writer: RecordWriter;
-  #tokenizer: Tokenizer = builtinTokenizer();
+  #tokenizer: Tokenizer;
   #inputTokens: (number | null)[][];
+  #requested: (number | null)[][];
+  #slices: TimesliceCollector | null;
   #opts: ResultsOptions;
   #errorTypes = new Set<string>();
 
   private constructor(opts: ResultsOptions, writer: RecordWriter) {
     this.#opts = opts;
     this.#writer = writer;
+    this.#tokenizer = opts.tokenizer ?? builtinTokenizer();
+    this.aggregator = new MetricsAggregator({ goodput: opts.goodput });
+    this.warmup = new MetricsAggregator({ goodput: opts.goodput });
+    this.#slices = opts.sliceDurationS
+      ? new TimesliceCollector(opts.sliceDurationS, { goodput: opts.goodput })
+      : null;
     this.#inputTokens = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
+    this.#requested = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
+  }
+
+  /** The output tokens a turn's body asks for, read once per dataset entry. */
+  #requestedOsl(conv: number, turn: number): number | null {
+    const cached = this.#requested[conv]?.[turn];
+    if (cached !== undefined) return cached;
+    let n: number | null = null;
+    try {
+      n = requestedOutputTokens(JSON.parse(this.#opts.conversations[conv].bodies[turn]));
+    } catch {
+      n = null;
+    }
+    if (this.#requested[conv]) this.#requested[conv][turn] = n;
+    return n;
   }
 
   /** Creates the run directory, writes `inputs.json`, and opens `profile_export.jsonl`. */
@@ -80,9 +113,18 @@ export class Results {
       tokenizer: this.#tokenizer,
       streaming: this.#opts.streaming,
       producesTokens: this.#opts.endpoint.producesTokens !== false,
+      preferUsage: this.#opts.preferUsage,
+      requestedOutputTokens: this.#requestedOsl(record.conversationIndex, record.turnIndex),
     });
+    if (record.phase === "warmup") {
+      // Warmup lines stay in the records file (benchmark_phase says which), out of the results.
+      this.warmup.add(record, metrics);
+      this.#writer.write(record, metrics);
+      return;
+    }
     if (record.error) this.#errorTypes.add(record.error.type);
     this.aggregator.add(record, metrics);
+    this.#slices?.add(record, metrics);
     this.#writer.write(record, metrics);
   }
 
@@ -94,9 +136,16 @@ export class Results {
     this.#writer.close();
     const summary = this.aggregator.summary();
     const info: RunInfo = { ...this.#opts.run, ...run };
-    const json = summaryJson(summary, info, { errorSummary: this.aggregator.errorSummary() });
+    const warmedUp = this.warmup.requestCount + this.warmup.errorCount > 0;
+    const json = summaryJson(summary, info, {
+      errorSummary: this.aggregator.errorSummary(),
+      warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
+    });
     await Deno.writeTextFile(join(this.#opts.runDir, "profile_export_aiperf.json"), json);
     await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
+    if (this.#slices) {
+      await writeTimeslices(this.#opts.runDir, this.#slices.slices(), this.#opts.run.inputConfig);
+    }
     const title = `reprise | ${this.#opts.endpoint.metricsTitle}`;
     const errors = this.aggregator.errorCount;
     return {
@@ -105,6 +154,7 @@ export class Results {
       completed: this.aggregator.requestCount + errors,
       errors,
       errorTypes: this.#errorTypes,
+      warnings: [...runWarnings(summary), ...scheduleLagWarnings(summary)],
     };
   }
 }
@@ -116,4 +166,12 @@ export interface ResultsOptions {
   streaming: boolean;
   endpoint: Endpoint;
   run: RunIdentity;
+  /** `--use-server-token-count`: token counts from the server's `usage` when present. Default true. */
+  preferUsage?: boolean;
+  /** Counts tokens; default the built-in o200k. */
+  tokenizer?: Tokenizer;
+  /** `--goodput` SLOs. */
+  goodput?: GoodputSlo[];
+  /** `--slice-duration` in seconds: also export per-window metrics. */
+  sliceDurationS?: number;
 }

@@ -8,16 +8,23 @@ import type { ProfileConfig } from "../config/options.ts";
 import { redactConfig, redactText } from "../config/redact.ts";
 import type { Dataset } from "../dataset/types.ts";
 import type { Endpoint } from "../endpoints/types.ts";
+import { replayBody } from "../endpoints/replay_body.ts";
+import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { nowNs } from "../load/clock.ts";
+import { resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
+import { PhaseRunner } from "../load/phase_runner.ts";
+import { planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import type { Io } from "./io.ts";
 import { startProgress } from "./progress.ts";
+import { progressMode, resultText } from "./output.ts";
 import type { Target } from "./target.ts";
 import { Results } from "./results.ts";
+import { metricsSetup } from "./metrics_options.ts";
 import { RunState } from "./run_state.ts";
 import { startApiServer } from "../api/server.ts";
 
@@ -30,6 +37,8 @@ export interface RunInput {
   /** The command line with secrets redacted. */
   cliCommand: string;
   io: Io;
+  /** Config keys set on the command line or by env (not defaults); absent: none. */
+  given?: ReadonlySet<string>;
 }
 
 /** AIPerf's run directory name: `<model>-openai-<endpoint>-concurrency<N>`. */
@@ -85,9 +94,21 @@ export async function runBenchmark(input: RunInput): Promise<number> {
 
   const conversations: PlannedConversation[] = dataset.conversations.map((c) => ({
     sessionId: c.sessionId,
-    bodies: c.turns.map((t) => streamingBody(t.body, streaming)),
+    // What each endpoint needs added for --streaming / --use-server-token-count; see replayBody.
+    bodies: c.turns.map((t) =>
+      replayBody(t.body, endpoint, {
+        streaming,
+        useServerTokenCount: config.useServerTokenCount,
+      })
+    ),
     delaysMs: c.turns.some((t) => t.delayMs) ? c.turns.map((t) => t.delayMs ?? 0) : undefined,
+    timestampsMs: c.turns.some((t) => t.timestampMs !== undefined)
+      ? c.turns.map((t) => t.timestampMs)
+      : undefined,
+    // Built multi-turn conversations: later turns carry the live answers (see dataset/build.ts).
+    live: c.live,
   }));
+  const given: ReadonlySet<string> = input.given ?? new Set();
   const totalTurns = conversations.reduce((n, c) => n + c.bodies.length, 0);
   const requestLimit = config.requestCount ?? totalTurns;
   const conversationLimit = config.requestCount ? 2 ** 31 - 1 : conversations.length;
@@ -98,6 +119,8 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     conversations,
     streaming,
     endpoint,
+    preferUsage: config.useServerTokenCount,
+    ...(await metricsSetup(config)),
     run: {
       benchmarkId,
       cliCommand: input.cliCommand,
@@ -115,7 +138,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       endpoint_type: config.endpointType,
       streaming,
       concurrency: config.concurrency,
-      request_rate: null,
+      request_rate: config.requestRate ?? null,
       version: VERSION,
     },
     artifactDir: runDir,
@@ -127,7 +150,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
 
   const cores = navigator.hardwareConcurrency || 1;
-  const workers = Math.max(1, Math.min(config.workersMax ?? cores, config.concurrency));
+  const workers = poolSize(config, usesFixedSchedule(config, given, conversations), cores);
   const pool = await WorkerPool.start(workers, conversations);
   if (config.verbose) {
     io.stderr(
@@ -143,18 +166,26 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     url: target.url,
     headers: target.headers,
     endpointType: config.endpointType,
+    responseField: parseExtraInputs(config.extraInputs).responseField,
     streaming,
     timeoutMs: config.requestTimeoutSeconds * 1000,
     requestLimit,
     conversationLimit,
     sampling: config.datasetSamplingStrategy,
     seed,
+    transport: resolveTransport(config.transport, target.url),
   };
+  // Warmup (when asked for) then profiling; each phase's timing and limits come from the options.
+  const phases = planPhases({ config, given, conversations, base: plan, workers });
+  let runner: PhaseRunner | null = null;
+  let thresholdTripped = false;
 
   let interrupted = false;
   const onSoft = () => {
     interrupted = true;
-    pool.stopIssuing();
+    // Requests in flight get the grace period, then are cancelled.
+    if (runner) runner.stop();
+    else pool.stopIssuing();
     io.stderr(
       "\nstopping: no new requests; waiting for those in flight (Ctrl+C again cancels them)\n",
     );
@@ -165,9 +196,9 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   };
   io.signal?.addEventListener("abort", onSoft, { once: true });
   io.hardSignal?.addEventListener("abort", onHard, { once: true });
-  const stopProgress = startProgress(config.ui, io.isTerminal, io.stderr, () => ({
+  const stopProgress = startProgress(progressMode(config), io.isTerminal, io.stderr, () => ({
     control: pool.control,
-    total: requestLimit,
+    total: phases[phases.length - 1].plan.requestLimit,
     phase: "profiling",
   }));
 
@@ -181,9 +212,17 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   });
   let failure: Error | null = null;
   try {
-    await pool.runPhase(plan, config.concurrency, (records: RequestRecord[]) => {
-      for (const r of records) results.add(r);
-    });
+    for (const spec of phases) {
+      if (interrupted) break;
+      runner = new PhaseRunner(pool, spec);
+      const end = await runner.run((records: RequestRecord[]) => {
+        for (const r of records) results.add(r);
+      });
+      if (end === "failed_threshold") {
+        thresholdTripped = true;
+        break;
+      }
+    }
   } catch (e) {
     failure = e as Error;
   } finally {
@@ -196,8 +235,13 @@ export async function runBenchmark(input: RunInput): Promise<number> {
 
   const color = io.isTerminal && io.env("NO_COLOR") === undefined;
   const summary = await results.finish({ startNs, endNs, wasCancelled: interrupted }, { color });
-  io.stdout(summary.table);
+  io.stdout(resultText(config, summary));
   io.stderr(`artifacts: ${runDir}\n`);
+  for (const w of summary.warnings) io.stderr(`${w}\n`);
+  if (config.report) {
+    const { writeReport } = await import("../report/write.ts");
+    io.stderr(`report: ${await writeReport([runDir], join(runDir, "report.html"))}\n`);
+  }
   const code = exitCode();
   state.finish(
     failure || code === ExitCode.RUN_FAILED || code === ExitCode.UNREACHABLE
@@ -228,6 +272,13 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       return ExitCode.RUN_FAILED;
     }
     if (interrupted) return ExitCode.INTERRUPTED;
+    if (thresholdTripped) {
+      io.stderr(
+        `error: aborted: the failed-request ratio passed --failed-request-threshold ` +
+          `${config.failedRequestThreshold}; see error_summary in profile_export_aiperf.json\n`,
+      );
+      return ExitCode.FAILED_THRESHOLD;
+    }
     if (summary.completed > 0 && summary.errors === summary.completed) {
       const unreachable = summary.errorTypes.size === 1 &&
         summary.errorTypes.has("ConnectionError");

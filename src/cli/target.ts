@@ -4,6 +4,7 @@ import type { ProfileConfig } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
 import { urlCredentials } from "../config/redact.ts";
 import type { Endpoint } from "../endpoints/types.ts";
+import { endpointPath } from "../endpoints/mod.ts";
 
 /** The resolved request target. */
 export interface Target {
@@ -62,7 +63,9 @@ export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
     throw new ConfigError(`--url must use http:// or https://, got "${parsed.protocol}"`);
   }
   const base = clean.replace(/\/+$/, "");
-  const path = config.endpoint ?? endpoint.path;
+  // TGI streams on its own path; raw's path is "": the URL is used as given.
+  const path = config.endpoint ??
+    endpointPath(endpoint, config.streaming && endpoint.supportsStreaming);
   const url = path ? base + (path.startsWith("/") ? path : `/${path}`) : base;
   const user = parseHeaders(config.header);
   const headers: Record<string, string> = {

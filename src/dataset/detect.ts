@@ -7,7 +7,10 @@
  *   `payloads` is `inputs_json`; so is a pretty-printed file (first byte `{`, first line not a
  *   complete JSON value) that is, as a whole, such a document;
  * - a file whose first non-blank line is an object with a `messages` list, no `conversation_id`
- *   and no `data` list is `raw_payload`.
+ *   and no `data` list is `raw_payload`;
+ * - otherwise the first record's fields name AIPerf's format: `turns` → `multi_turn`;
+ *   `input_length`/`hash_ids`/`text_input` → `mooncake_trace`; `text(s)`/`image(s)`/`audio(s)`
+ *   → `single_turn` (a directory of those: `random_pool`).
  *
  * Anything else is a `DatasetError` saying what was seen and which types can be passed.
  */
@@ -40,6 +43,8 @@ export async function detectDatasetType(path: string, known: readonly string[]):
       if (!first) continue;
       const value = tryParse(first.text);
       if (value.ok && classify(value.value).type === RAW_PAYLOAD) return { type: RAW_PAYLOAD };
+      // A directory of single-turn entries is AIPerf's random_pool (each file a pool).
+      if (value.ok && classify(value.value).type === "single_turn") return { type: "random_pool" };
       throw datasetError(
         path,
         `a directory is read as raw_payload (one conversation per .jsonl file), but line ` +
@@ -128,6 +133,7 @@ function classify(value: unknown): { type?: string; why?: string } {
     return { type: RAW_PAYLOAD };
   }
   const other = lookalike(rec);
+  if (other && DETECTABLE.has(other)) return { type: other };
   return {
     why: other
       ? `it looks like AIPerf's ${other} format, which this build does not load`
@@ -135,6 +141,9 @@ function classify(value: unknown): { type?: string; why?: string } {
         `sessions (inputs_json)`,
   };
 }
+
+/** The AIPerf formats this build loads that a first record identifies on its own. */
+const DETECTABLE = new Set(["single_turn", "multi_turn", "mooncake_trace"]);
 
 /** Names the AIPerf dataset format a record resembles, for a helpful message. */
 function lookalike(rec: Record<string, unknown>): string | null {

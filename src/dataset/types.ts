@@ -6,6 +6,8 @@
  * bytes they read, so what the server sees is what the file holds.
  */
 
+import type { LiveTurns } from "./build.ts";
+
 /** One request of a conversation. */
 export interface Turn {
   /** The request body, exactly as it is sent (JSON text). */
@@ -23,6 +25,11 @@ export interface Conversation {
   /** The session id from the dataset, or one made up for it. */
   sessionId: string;
   turns: Turn[];
+  /**
+   * For bodies built from prompts with more than one turn (`deltas_without_responses`): what
+   * the load engine needs to build each turn with the live answers of the earlier ones.
+   */
+  live?: LiveTurns;
 }
 
 /** What a loader returns. */

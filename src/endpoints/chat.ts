@@ -1,8 +1,9 @@
 /** OpenAI chat completions: `/v1/chat/completions`, streamed as `chat.completion.chunk` events. */
 
-import type { Endpoint, Parsed, SseEvent } from "./types.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
+import { audioClip, isPlainText, withExtras } from "./format.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
 
@@ -49,6 +50,43 @@ function readCompletion(json: unknown, key: "message" | "delta"): Parsed {
   return out;
 }
 
+/** The turn's content: a bare string for one text, else text, `image_url` and `input_audio` parts. */
+function chatContent(turn: TurnInput): string | JsonObject[] {
+  if (isPlainText(turn)) return turn.texts[0];
+  return [
+    ...turn.texts.map((text) => ({ type: "text", text })),
+    ...(turn.images ?? []).map((url) => ({ type: "image_url", image_url: { url } })),
+    ...(turn.audios ?? []).map((a) => ({ type: "input_audio", input_audio: audioClip(a) })),
+  ];
+}
+
+/** The chat `messages` of a turn: system message, history, then the turn itself. */
+export function chatMessages(turn: TurnInput): JsonObject[] {
+  const messages: JsonObject[] = [];
+  if (turn.system) messages.push({ role: "system", content: turn.system });
+  for (const m of turn.history ?? []) messages.push({ role: m.role, content: m.content });
+  messages.push({ role: turn.role ?? "user", content: chatContent(turn) });
+  return messages;
+}
+
+/**
+ * A chat completions body: `messages`, `max_completion_tokens` (`max_tokens` with the legacy
+ * flag), `stream`, and `stream_options.include_usage` when streaming with server token counts.
+ */
+export function formatChatPayload(turn: TurnInput, opts: FormatOptions): JsonObject {
+  const body: JsonObject = {
+    model: opts.model,
+    messages: chatMessages(turn),
+    stream: opts.streaming,
+  };
+  if (turn.maxTokens !== undefined) {
+    body[opts.useLegacyMaxTokens ? "max_tokens" : "max_completion_tokens"] = turn.maxTokens;
+  }
+  // Without it, OpenAI-compatible servers send no usage in a stream.
+  if (opts.streaming && opts.useServerTokenCount) body.stream_options = { include_usage: true };
+  return withExtras(body, opts);
+}
+
 /** The `chat` endpoint type. */
 export const chatEndpoint: Endpoint = {
   type: "chat",
@@ -56,6 +94,7 @@ export const chatEndpoint: Endpoint = {
   supportsStreaming: true,
   metricsTitle: "LLM Metrics",
   expectsDoneMarker: true,
+  formatPayload: formatChatPayload,
   parseResponse(json: unknown): Parsed {
     return readCompletion(json, "message");
   },

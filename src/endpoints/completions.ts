@@ -1,8 +1,9 @@
 /** OpenAI (legacy) completions: `/v1/completions`, text in `choices[0].text`. */
 
-import type { Endpoint, Parsed, SseEvent } from "./types.ts";
-import { errorIn, expectObject, isObject } from "./json.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
+import { errorIn, expectObject, isObject, type JsonObject } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
+import { flatPrompt, rejectMedia, withExtras } from "./format.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
 
@@ -25,6 +26,22 @@ function readCompletion(json: unknown): Parsed {
   return out;
 }
 
+/**
+ * A completions body: `prompt` (a list when the turn has several texts and nothing else, i.e. a
+ * batch; otherwise one string with system text and history before the texts) and `max_tokens`.
+ */
+export function formatCompletionsPayload(turn: TurnInput, opts: FormatOptions): JsonObject {
+  rejectMedia("completions", turn, ["images", "audios"]);
+  const batch = turn.texts.length > 1 && !turn.system && (turn.history?.length ?? 0) === 0;
+  const body: JsonObject = {
+    model: opts.model,
+    prompt: batch ? [...turn.texts] : flatPrompt(turn),
+    stream: opts.streaming,
+  };
+  if (turn.maxTokens !== undefined) body.max_tokens = turn.maxTokens;
+  return withExtras(body, opts);
+}
+
 /** The `completions` endpoint type. */
 export const completionsEndpoint: Endpoint = {
   type: "completions",
@@ -32,6 +49,7 @@ export const completionsEndpoint: Endpoint = {
   supportsStreaming: true,
   metricsTitle: "LLM Metrics",
   expectsDoneMarker: true,
+  formatPayload: formatCompletionsPayload,
   parseResponse: readCompletion,
   parseEvent(event: SseEvent): Parsed | null {
     const data = event.data;

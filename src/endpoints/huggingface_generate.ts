@@ -1,7 +1,8 @@
 /** Hugging Face TGI: `/generate` (whole answer) and `/generate_stream` (one event per token). */
 
-import type { Endpoint, Parsed, SseEvent } from "./types.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
 import { errorIn, expectObject, isObject, type JsonObject } from "./json.ts";
+import { flatPrompt, rejectMedia, withExtras } from "./format.ts";
 
 /** TGI reports how many tokens it generated in `details.generated_tokens`. */
 function detailsUsage(obj: JsonObject, out: Parsed): void {
@@ -41,13 +42,26 @@ export function parseGenerateBody(json: unknown): Parsed {
   return out;
 }
 
+/**
+ * A TGI body: `{inputs, parameters:{max_new_tokens}}`. No `stream` key: TGI streams by path
+ * (`/generate_stream`), and the model is the one the server loaded.
+ */
+export function formatGeneratePayload(turn: TurnInput, opts: FormatOptions): JsonObject {
+  rejectMedia("huggingface_generate", turn, ["images", "audios"]);
+  const parameters: JsonObject = {};
+  if (turn.maxTokens !== undefined) parameters.max_new_tokens = turn.maxTokens;
+  return withExtras({ inputs: flatPrompt(turn), parameters }, opts);
+}
+
 /** The `huggingface_generate` endpoint type. */
 export const huggingfaceGenerateEndpoint: Endpoint = {
   type: "huggingface_generate",
   path: "/generate",
   streamingPath: "/generate_stream",
+  streamRequest: "path",
   supportsStreaming: true,
   metricsTitle: "LLM Metrics",
+  formatPayload: formatGeneratePayload,
   parseResponse: parseGenerateBody,
   parseEvent: parseGenerateEvent,
 };

@@ -3,9 +3,10 @@
  * and output in `message_delta`; the transport merges them. `message_stop` ends the stream.
  */
 
-import type { Endpoint, Parsed, SseEvent } from "./types.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
+import { isPlainText, rejectMedia, withExtras } from "./format.ts";
 import { messageOf } from "../transport/server_message.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
@@ -90,6 +91,46 @@ export function parseMessagesBody(json: unknown): Parsed {
   return withUsage(out, obj.usage);
 }
 
+/** Anthropic requires `max_tokens`; this is sent when the turn sets none (AIPerf's default). */
+export const DEFAULT_MAX_TOKENS = 1024;
+
+/** An Anthropic image `source`: base64 for a `data:` URL, else a URL source. */
+function imageSource(image: string): JsonObject {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(image);
+  if (m) return { type: "base64", media_type: m[1], data: m[2] };
+  return { type: "url", url: image };
+}
+
+/** The turn's content: a bare string for one text, else `text` and `image` blocks. */
+function messagesContent(turn: TurnInput): string | JsonObject[] {
+  if (isPlainText(turn)) return turn.texts[0];
+  return [
+    ...turn.texts.map((text) => ({ type: "text", text })),
+    ...(turn.images ?? []).map((image) => ({ type: "image", source: imageSource(image) })),
+  ];
+}
+
+/**
+ * An Anthropic Messages body: `messages` (history, then the turn), system text in top-level
+ * `system`, and `max_tokens` always. Audio cannot be sent: the API has no audio input.
+ */
+export function formatMessagesPayload(turn: TurnInput, opts: FormatOptions): JsonObject {
+  rejectMedia("messages", turn, ["audios"]);
+  const messages: JsonObject[] = (turn.history ?? []).map((m) => ({
+    role: m.role,
+    content: m.content,
+  }));
+  messages.push({ role: turn.role ?? "user", content: messagesContent(turn) });
+  const body: JsonObject = {
+    model: opts.model,
+    max_tokens: turn.maxTokens ?? DEFAULT_MAX_TOKENS,
+    messages,
+    stream: opts.streaming,
+  };
+  if (turn.system) body.system = turn.system;
+  return withExtras(body, opts);
+}
+
 /** The `messages` endpoint type (Anthropic). */
 export const messagesEndpoint: Endpoint = {
   type: "messages",
@@ -97,6 +138,7 @@ export const messagesEndpoint: Endpoint = {
   supportsStreaming: true,
   metricsTitle: "LLM Metrics",
   expectsDoneMarker: true,
+  formatPayload: formatMessagesPayload,
   parseResponse: parseMessagesBody,
   parseEvent: parseMessagesEvent,
 };

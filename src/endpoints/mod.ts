@@ -1,6 +1,6 @@
 /** The registry of endpoint types: `--endpoint-type` value → `Endpoint`. */
 
-import type { Endpoint } from "./types.ts";
+import type { Endpoint, FormatOptions, TurnInput } from "./types.ts";
 import { chatEndpoint } from "./chat.ts";
 import { completionsEndpoint } from "./completions.ts";
 import { responsesEndpoint } from "./responses.ts";
@@ -58,4 +58,17 @@ export function endpointPath(endpoint: Endpoint, streaming: boolean): string {
   return streaming && endpoint.streamingPath !== undefined ? endpoint.streamingPath : endpoint.path;
 }
 
-export type { Endpoint, Parsed, SseEvent, StreamState } from "./types.ts";
+/**
+ * The JSON body of one turn in the endpoint's API shape, `--extra-inputs` merged last. Throws
+ * when the endpoint only replays bodies (raw) or the turn carries what the API cannot take.
+ */
+export function formatTurn(endpoint: Endpoint, turn: TurnInput, opts: FormatOptions): string {
+  if (endpoint.formatPayload === undefined) {
+    throw new Error(
+      `the ${endpoint.type} endpoint sends dataset bodies as they are and cannot build one from a prompt`,
+    );
+  }
+  return JSON.stringify(endpoint.formatPayload(turn, opts));
+}
+
+export type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";

@@ -175,6 +175,8 @@ export function createRawEndpoint(options: RawOptions = {}): Endpoint {
     type: "raw",
     path: "",
     supportsStreaming: true,
+    // The body is the user's, for an API reprise does not know: nothing is added to it.
+    streamRequest: "verbatim",
     metricsTitle: "LLM Metrics",
     parseResponse: (json) => read(json, false, {}),
     parseBody(text: string): Parsed {

@@ -3,9 +3,10 @@
  * and ends with `response.completed`, which carries the usage.
  */
 
-import type { Endpoint, Parsed, SseEvent, StreamState } from "./types.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
+import { audioClip, isPlainText, withExtras } from "./format.ts";
 import { messageOf } from "../transport/server_message.ts";
 
 /** The key under which a request's stream state remembers the text parts that had deltas. */
@@ -109,6 +110,32 @@ export function parseResponsesBody(json: unknown): Parsed {
   return out;
 }
 
+/** The turn's content: a bare string for one text, else `input_text`, `input_image`, `input_audio` parts. */
+function inputContent(turn: TurnInput): string | JsonObject[] {
+  if (isPlainText(turn)) return turn.texts[0];
+  return [
+    ...turn.texts.map((text) => ({ type: "input_text", text })),
+    ...(turn.images ?? []).map((url) => ({ type: "input_image", image_url: url })),
+    ...(turn.audios ?? []).map((a) => ({ type: "input_audio", input_audio: audioClip(a) })),
+  ];
+}
+
+/**
+ * A Responses API body: `input` message items (history, then the turn), system text in
+ * `instructions`, `max_output_tokens` (the legacy max-tokens flag does not apply here).
+ */
+export function formatResponsesPayload(turn: TurnInput, opts: FormatOptions): JsonObject {
+  const input: JsonObject[] = (turn.history ?? []).map((m) => ({
+    role: m.role,
+    content: m.content,
+  }));
+  input.push({ role: turn.role ?? "user", content: inputContent(turn) });
+  const body: JsonObject = { model: opts.model, input, stream: opts.streaming };
+  if (turn.system) body.instructions = turn.system;
+  if (turn.maxTokens !== undefined) body.max_output_tokens = turn.maxTokens;
+  return withExtras(body, opts);
+}
+
 /** The `responses` endpoint type. */
 export const responsesEndpoint: Endpoint = {
   type: "responses",
@@ -116,6 +143,7 @@ export const responsesEndpoint: Endpoint = {
   supportsStreaming: true,
   metricsTitle: "LLM Metrics",
   expectsDoneMarker: true,
+  formatPayload: formatResponsesPayload,
   parseResponse: parseResponsesBody,
   parseEvent: parseResponsesEvent,
 };

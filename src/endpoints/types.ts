@@ -29,6 +29,45 @@ export interface Parsed {
   answered?: boolean;
 }
 
+/** One turn of a conversation reprise builds a body for (synthetic prompts, single/multi-turn files). */
+export interface TurnInput {
+  /** The turn's texts; rankings read the first as the query and the rest as passages. */
+  texts: string[];
+  /** Image URLs or `data:` URLs. */
+  images?: string[];
+  /** Audio clips as `format,base64` (AIPerf's spelling), or bare base64 (taken as wav). */
+  audios?: string[];
+  /** The speaker of this turn; default "user". */
+  role?: string;
+  /** Most tokens to generate; absent leaves the server's default (Anthropic: 1024). */
+  maxTokens?: number;
+  /** System text: a system message, Responses' `instructions` or Anthropic's top-level `system`. */
+  system?: string;
+  /** Earlier messages of the conversation, oldest first. */
+  history?: { role: string; content: string }[];
+}
+
+/** Run-wide settings that shape every body reprise builds. */
+export interface FormatOptions {
+  model: string;
+  streaming: boolean;
+  /** `--extra-inputs`: merged into the top level of every body last, so they win. */
+  extraInputs: Record<string, unknown>;
+  /** `--use-legacy-max-tokens`: chat sends `max_tokens` instead of `max_completion_tokens`. */
+  useLegacyMaxTokens: boolean;
+  /** `--use-server-token-count`: chat streaming asks for `stream_options.include_usage`. */
+  useServerTokenCount: boolean;
+}
+
+/** How `--streaming` reaches a replayed body. */
+export type StreamRequest =
+  /** A top-level `"stream": true` (OpenAI, Anthropic). */
+  | "key"
+  /** The URL path alone (TGI's `/generate_stream`): the body is left as it is. */
+  | "path"
+  /** The body decides (raw): sent verbatim. */
+  | "verbatim";
+
 /** An API shape reprise can benchmark. */
 export interface Endpoint {
   /** The `--endpoint-type` value. */
@@ -53,4 +92,8 @@ export interface Endpoint {
   expectsDoneMarker?: boolean;
   /** False for answers that are not tokens (embeddings, rankings): a readable answer is a success. Default true. */
   producesTokens?: boolean;
+  /** How `--streaming` reaches a replayed body; default "key". */
+  streamRequest?: StreamRequest;
+  /** Builds the JSON body of one turn; absent for endpoints that only replay bodies (raw). Throws on a turn the API cannot carry. */
+  formatPayload?(turn: TurnInput, opts: FormatOptions): Record<string, unknown>;
 }

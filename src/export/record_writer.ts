@@ -51,8 +51,12 @@ export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
     `"request_ack_ns":${rec.ackNs === null ? "null" : epochNs(rec.startNs, rec.ackNs)}`,
     `"request_end_ns":${epochNs(rec.startNs, rec.endNs)}`,
     `"worker_id":${s(`worker_${rec.workerId}`)}`,
+    // One process measures every record; AIPerf readers expect the field.
+    `"record_processor_id":"record_processor_0"`,
     `"benchmark_phase":${s(rec.phase)}`,
     `"was_cancelled":${rec.cancelled}`,
+    // The request's end is when a cancelled request was cut off.
+    `"cancellation_time_ns":${rec.cancelled ? epochNs(rec.startNs, rec.endNs) : "null"}`,
   ];
   if (rec.intendedStartNs !== null) {
     meta.push(`"intended_start_ns":${rec.intendedStartNs.toString()}`);

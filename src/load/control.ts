@@ -21,9 +21,16 @@ export const Ctl = {
   ERRORS: 6,
   /** Requests cancelled. */
   CANCELLED: 7,
+  /** Conversations holding a concurrency place right now. */
+  ACTIVE: 8,
+  /** Concurrency places allowed now (the cap, raised step by step during a ramp). */
+  CAP: 9,
 } as const;
 
-const SIZE = 8;
+const SIZE = 10;
+
+/** CAP when no concurrency limit applies. */
+export const UNCAPPED = 0x7fffffff;
 
 /** Allocates the shared counters. */
 export function createControl(): Int32Array {

@@ -3,9 +3,10 @@
  * many concurrency slots as async loops.
  */
 
-import { createControl, Ctl } from "./control.ts";
+import { createControl, Ctl, UNCAPPED } from "./control.ts";
 import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./plan.ts";
 import type { RequestRecord } from "./record.ts";
+import { workerModuleUrl } from "./worker_url.ts";
 
 /** How a phase's concurrency is split over Workers: slots per Worker, each ≥ 1. */
 export function splitSlots(concurrency: number, workers: number): number[] {
@@ -36,7 +37,7 @@ export class WorkerPool {
   static async start(
     count: number,
     conversations: PlannedConversation[],
-    moduleUrl: URL = new URL("./worker.ts", import.meta.url),
+    moduleUrl: URL = workerModuleUrl(),
   ): Promise<WorkerPool> {
     const pool = new WorkerPool();
     const ready: Promise<void>[] = [];
@@ -54,7 +55,11 @@ export class WorkerPool {
           };
           w.onerror = (ev) => {
             ev.preventDefault();
-            const err = new Error(`Worker ${id} failed: ${ev.message}`);
+            // A Worker denied a permission (e.g. reading its own modules) is a permission
+            // problem of the run, reported as such by the CLI, not a crash.
+            const err = /Requires \w+ access to/.test(ev.message)
+              ? new Deno.errors.NotCapable(ev.message)
+              : new Error(`Worker ${id} failed: ${ev.message}`);
             pool.states[id].state = "failed";
             reject(err);
             pool.#fatal?.(err);
@@ -93,6 +98,13 @@ export class WorkerPool {
     onRecords: (records: RequestRecord[]) => void,
   ): Promise<void> {
     for (let i = 0; i < this.control.length; i++) Atomics.store(this.control, i, 0);
+    // Set before any Worker starts: a ramp begins at one place, otherwise the cap holds.
+    const cap = plan.maxConcurrency === undefined
+      ? UNCAPPED
+      : (plan.concurrencyRampMs ?? 0) > 0
+      ? 1
+      : plan.maxConcurrency;
+    Atomics.store(this.control, Ctl.CAP, cap);
     this.#onRecords = onRecords;
     const split = splitSlots(concurrency, this.workers.length);
     return new Promise<void>((resolve, reject) => {
@@ -113,6 +125,14 @@ export class WorkerPool {
   /** Stops issuing new requests; in-flight ones finish. */
   stopIssuing(): void {
     Atomics.store(this.control, Ctl.STOP, 1);
+    // Slots waiting for a concurrency place notice the stop now, not at their next timeout.
+    Atomics.notify(this.control, Ctl.ACTIVE);
+  }
+
+  /** Sets how many conversations may be in flight at once (a concurrency ramp's step). */
+  setConcurrencyCap(cap: number): void {
+    Atomics.store(this.control, Ctl.CAP, cap);
+    Atomics.notify(this.control, Ctl.ACTIVE);
   }
 
   /** Cancels every in-flight request (they are recorded as cancelled). */

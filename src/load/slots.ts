@@ -6,9 +6,13 @@
 
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
-import { send } from "../transport/send.ts";
+import { createTransport } from "../transport/select.ts";
+import { hash32 } from "../dataset/rng.ts";
+import { liveBody } from "../dataset/build.ts";
+import { ArrivalCursor } from "./arrivals.ts";
 import { epochNs } from "./clock.ts";
 import { claimRequest, Ctl } from "./control.ts";
+import { acquireSlot, releaseSlot, waitUntil } from "./wait.ts";
 import type { PhasePlan, PlannedConversation } from "./plan.ts";
 import type { RequestRecord } from "./record.ts";
 
@@ -43,70 +47,161 @@ export async function runSlots(opts: {
   sink: RecordSink;
 }): Promise<void> {
   const { plan, conversations, control } = opts;
-  const endpoint = getEndpoint(plan.endpointType);
+  const endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
+  const timing = plan.timing ?? { mode: "concurrency" };
+  // The phase's time zero on this thread's clock (each thread has its own timeOrigin).
+  const origin = plan.startEpochMs === undefined
+    ? performance.now()
+    : plan.startEpochMs - performance.timeOrigin;
+  const stopped = () => Atomics.load(control, Ctl.STOP) !== 0;
+  const delayRatio = plan.delayRatio ?? 1;
+  const cancelPercent = plan.cancelPercent ?? 0;
+  // One transport per Worker and phase: its connections are reused by this Worker's slots.
+  const transport = createTransport(plan.transport);
 
-  async function slot(): Promise<void> {
-    while (Atomics.load(control, Ctl.STOP) === 0) {
-      const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
-      if (sessionNum >= plan.conversationLimit) return;
-      const conversationIndex = pick(sessionNum);
-      const conv = conversations[conversationIndex];
-      for (let turnIndex = 0; turnIndex < conv.bodies.length; turnIndex++) {
-        const delay = conv.delaysMs?.[turnIndex] ?? 0;
-        if (turnIndex > 0 && delay > 0) await new Promise((r) => setTimeout(r, delay));
-        if (!claimRequest(control, plan.requestLimit)) return;
-        const requestId = crypto.randomUUID();
-        const controller = opts.inFlight.acquire();
-        Atomics.add(control, Ctl.IN_FLIGHT, 1);
-        const result = await send({
-          url: plan.url,
-          headers: {
-            ...plan.headers,
-            "X-Request-ID": requestId,
-            "X-Correlation-ID": conv.sessionId,
-          },
-          body: conv.bodies[turnIndex],
-          streaming: plan.streaming,
-          endpoint,
-          timeoutMs: plan.timeoutMs,
-          signal: controller.signal,
-        });
-        opts.inFlight.release(controller);
-        Atomics.sub(control, Ctl.IN_FLIGHT, 1);
-        Atomics.add(control, Ctl.COMPLETED, 1);
-        if (result.error) Atomics.add(control, Ctl.ERRORS, 1);
-        if (result.cancelled) Atomics.add(control, Ctl.CANCELLED, 1);
-        const start = result.startPerf;
-        const toNs = (p: number) => (p - start) * 1e6;
-        opts.sink({
-          phase: plan.phase,
-          workerId: opts.workerId,
-          sessionNum,
-          conversationIndex,
-          conversationId: conv.sessionId,
-          turnIndex,
-          requestId,
-          correlationId: conv.sessionId,
-          intendedStartNs: null,
-          startNs: epochNs(start),
-          ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
-          endNs: toNs(result.endPerf),
-          responseNs: result.responsePerf.map(toNs),
-          responseReasoning: result.responseReasoning,
-          outputText: result.outputText,
-          reasoningText: result.reasoningText,
-          usage: result.usage,
-          httpStatus: result.httpStatus,
-          error: result.error,
-          cancelled: result.cancelled,
-        });
-        // A failed turn ends its conversation: later turns would build on an answer that never came.
-        if (result.error) break;
+  /**
+   * Sends the turns of one conversation in order. The first is meant for `firstPerf` (null: now);
+   * later ones after their delay, or at their recorded time in a fixed schedule. Returns false
+   * when the request limit or a stop ended it.
+   */
+  async function conversation(
+    sessionNum: number,
+    conversationIndex: number,
+    firstPerf: number | null,
+  ): Promise<boolean> {
+    const conv = conversations[conversationIndex];
+    let intendedPerf = firstPerf;
+    // Built multi-turn conversations send each turn with the live answers of the earlier ones.
+    const answers: string[] | null = conv.live ? [] : null;
+    for (let turnIndex = 0; turnIndex < conv.bodies.length; turnIndex++) {
+      if (turnIndex > 0) {
+        const ts = timing.mode === "fixed" ? conv.timestampsMs?.[turnIndex] : undefined;
+        const delay = (conv.delaysMs?.[turnIndex] ?? 0) * delayRatio;
+        // A turn is never meant before the answer it follows: only the client's delay counts.
+        if (ts !== undefined && timing.mode === "fixed") {
+          intendedPerf = Math.max(origin + ts - timing.shiftMs, performance.now());
+        } else intendedPerf = delay > 0 ? performance.now() + delay : null;
+        if (intendedPerf !== null && !(await waitUntil(intendedPerf, stopped))) return false;
       }
-      Atomics.add(control, Ctl.SESSIONS_DONE, 1);
+      if (!claimRequest(control, plan.requestLimit)) return false;
+      const requestId = crypto.randomUUID();
+      const controller = opts.inFlight.acquire();
+      // A seeded share of requests is cancelled on purpose, the same ones for the same seed.
+      const cancelTimer = cancelPercent > 0 &&
+          hash32(plan.seed, sessionNum, 7000 + turnIndex) / 2 ** 32 < cancelPercent / 100
+        ? setTimeout(() => controller.abort(), plan.cancelDelayMs ?? 0)
+        : undefined;
+      Atomics.add(control, Ctl.IN_FLIGHT, 1);
+      const result = await transport.send({
+        url: plan.url,
+        headers: {
+          ...plan.headers,
+          "X-Request-ID": requestId,
+          "X-Correlation-ID": conv.sessionId,
+        },
+        body: answers && turnIndex > 0
+          ? liveBody(endpoint, conv.live!, turnIndex, answers)
+          : conv.bodies[turnIndex],
+        streaming: plan.streaming,
+        endpoint,
+        timeoutMs: plan.timeoutMs,
+        signal: controller.signal,
+      });
+      clearTimeout(cancelTimer);
+      opts.inFlight.release(controller);
+      Atomics.sub(control, Ctl.IN_FLIGHT, 1);
+      Atomics.add(control, Ctl.COMPLETED, 1);
+      if (result.error) {
+        const errors = Atomics.add(control, Ctl.ERRORS, 1) + 1;
+        const threshold = plan.failedThreshold;
+        if (threshold !== undefined) {
+          const done = Atomics.load(control, Ctl.COMPLETED);
+          if (done >= (plan.armAfter ?? 0) && errors / done > threshold) {
+            Atomics.store(control, Ctl.STOP, 1);
+          }
+        }
+      }
+      if (result.cancelled) Atomics.add(control, Ctl.CANCELLED, 1);
+      const start = result.startPerf;
+      const toNs = (p: number) => (p - start) * 1e6;
+      opts.sink({
+        phase: plan.phase,
+        workerId: opts.workerId,
+        sessionNum,
+        conversationIndex,
+        conversationId: conv.sessionId,
+        turnIndex,
+        requestId,
+        correlationId: conv.sessionId,
+        intendedStartNs: epochNs(intendedPerf ?? start),
+        startNs: epochNs(start),
+        ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
+        endNs: toNs(result.endPerf),
+        responseNs: result.responsePerf.map(toNs),
+        responseReasoning: result.responseReasoning,
+        outputText: result.outputText,
+        reasoningText: result.reasoningText,
+        usage: result.usage,
+        httpStatus: result.httpStatus,
+        error: result.error,
+        cancelled: result.cancelled,
+      });
+      answers?.push(result.outputText);
+      // A failed turn ends its conversation: later turns would build on an answer that never came.
+      if (result.error) break;
+    }
+    Atomics.add(control, Ctl.SESSIONS_DONE, 1);
+    return true;
+  }
+
+  /** Closed loop: start the next conversation as soon as this slot (and a place) is free. */
+  async function slot(): Promise<void> {
+    while (!stopped()) {
+      if (!(await acquireSlot(control))) return;
+      try {
+        const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+        if (sessionNum >= plan.conversationLimit) return;
+        if (!(await conversation(sessionNum, pick(sessionNum), null))) return;
+      } finally {
+        releaseSlot(control);
+      }
     }
   }
 
-  await Promise.all(Array.from({ length: opts.slots }, () => slot()));
+  /**
+   * Open loop: take arrival numbers in order, wait for each one's absolute send time, take a
+   * concurrency place (the wait for it shows as lag: the intended time stays the schedule's),
+   * and start the conversation without waiting for it.
+   */
+  async function issuer(): Promise<void> {
+    const cursor = timing.mode === "rate" ? new ArrivalCursor(timing.schedule) : null;
+    const running = new Set<Promise<void>>();
+    while (!stopped() && Atomics.load(control, Ctl.ISSUED) < plan.requestLimit) {
+      const i = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+      if (i >= plan.conversationLimit) break;
+      const at = cursor ? cursor.timeOf(i) : timing.mode === "fixed" ? timing.offsetsMs[i] : 0;
+      if (plan.durationMs !== undefined && at > plan.durationMs) break;
+      const intended = origin + at;
+      if (!(await waitUntil(intended, stopped))) break;
+      if (!(await acquireSlot(control))) break;
+      const index = timing.mode === "fixed" ? timing.order[i] : pick(i);
+      const p: Promise<void> = conversation(i, index, intended).then(
+        () => {},
+        () => {},
+      ).finally(() => {
+        releaseSlot(control);
+        running.delete(p);
+      });
+      running.add(p);
+    }
+    await Promise.all(running);
+  }
+
+  const loop = timing.mode === "concurrency" ? slot : issuer;
+  try {
+    await Promise.all(Array.from({ length: opts.slots }, () => loop()));
+  } finally {
+    transport.close();
+  }
 }

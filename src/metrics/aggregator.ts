@@ -13,11 +13,15 @@ import {
   toDisplay,
 } from "./definitions.ts";
 import { ErrorCounter, type ErrorSummaryEntry } from "./error_summary.ts";
+import { type GoodputSlo, meetsSlos } from "./goodput.ts";
 import { nearestRank, percentileLinear, PERCENTILES, stdPopulation } from "./stats.ts";
 import type { MetricResult, MetricStats, Summary } from "./summary.ts";
 
 /** Options of an aggregator. */
-export interface AggregatorOptions extends ColumnOptions {}
+export interface AggregatorOptions extends ColumnOptions {
+  /** `--goodput` SLOs: successful requests meeting all of them are counted as good. */
+  goodput?: readonly GoodputSlo[];
+}
 
 /** Prefix of the error-adjusted variants of latency metrics. */
 export const ADJUSTED_PREFIX = "adj_";
@@ -32,6 +36,7 @@ export class MetricsAggregator {
   #columns = new Map<string, Column>();
   #requests = 0;
   #errorCount = 0;
+  #good = 0;
   #errors = new ErrorCounter();
   #minStart: bigint | null = null;
   #maxEnd: bigint | null = null;
@@ -47,6 +52,7 @@ export class MetricsAggregator {
       this.#errors.add(rec.error);
     } else {
       this.#requests++;
+      if (this.#opts.goodput && meetsSlos(metrics, this.#opts.goodput)) this.#good++;
     }
     const end = rec.startNs + BigInt(Math.round(rec.endNs));
     if (this.#minStart === null || rec.startNs < this.#minStart) this.#minStart = rec.startNs;
@@ -107,13 +113,15 @@ export class MetricsAggregator {
       minStartNs: start === null ? null : Number(start),
       maxEndNs: end === null ? null : Number(end),
       durationNs: start === null || end === null ? null : Number(end - start),
+      goodCount: this.#opts.goodput && this.#opts.goodput.length > 0 ? this.#good : null,
       sum: (tag) => this.#columns.get(tag)?.sum,
       value: (tag) => scalars.get(tag),
     };
     for (const def of METRICS) {
       if (def.kind === "record") {
         const col = this.#columns.get(def.tag);
-        if (!col || col.count === 0) continue;
+        // Hidden helpers only feed run-level counts.
+        if (!col || col.count === 0 || def.flags.includes("hidden")) continue;
         const sorted = live ? col.sortedSample() : col.sorted();
         out.push(result(def, def.tag, def.header, distribution(def, col, sorted, live)));
         if (this.#errorCount > 0 && def.flags.includes("percentile_includes_failed")) {

@@ -33,7 +33,14 @@ export type MetricFlag =
   /** Also reported as `adj_<tag>`, counting each failed request as an infinite value. */
   | "percentile_includes_failed"
   /** Each request contributes a list of values (one per chunk gap). */
-  | "list";
+  | "list"
+  /** Needs `--goodput` SLOs. */
+  | "goodput"
+  /**
+   * A per-request 0/1 helper that a run-level count sums: computed, never exported (always
+   * paired with `no_individual_records` so no per-request line carries it).
+   */
+  | "hidden";
 
 /** One request's metrics, by tag, in BASE units (ns for times, tokens for counts). */
 export type RecordMetrics = Record<string, number | number[]>;
@@ -49,6 +56,8 @@ export interface RecordContext {
   producesTokens?: boolean;
   /** Prefer the server's `usage` counts over the tokenizer when present. Default true. */
   preferUsage?: boolean;
+  /** The output tokens the request asked for (`max_tokens` and kin), or null when it set none. */
+  requestedOutputTokens?: number | null;
 }
 
 /** Run-level inputs of aggregate and derived metrics, in base units. */
@@ -63,6 +72,8 @@ export interface RunValues {
   maxEndNs: number | null;
   /** Latest end minus earliest start, exact to the nanosecond; null when no request was seen. */
   durationNs: number | null;
+  /** Requests meeting every `--goodput` SLO, or null when no SLO was given. */
+  goodCount?: number | null;
   /** Sum of a record metric over the phase; undefined when no request had it. */
   sum(tag: string): number | undefined;
   /** The value of an aggregate or derived metric defined above the caller. */
@@ -93,6 +104,9 @@ export interface MetricDef {
 
 const NS_PER_S = 1e9;
 
+/** A server count differing from the tokenizer's by more than this percent is a discrepancy. */
+export const USAGE_DIFF_THRESHOLD_PCT = 10;
+
 function num(m: RecordMetrics, tag: string): number | undefined {
   const v = m[tag];
   return typeof v === "number" ? v : undefined;
@@ -109,6 +123,77 @@ function reasoningTokens(rec: RequestRecord, ctx: RecordContext): number {
 function inputTokens(rec: RequestRecord, ctx: RecordContext): number | undefined {
   const u = ctx.preferUsage === false ? undefined : rec.usage?.promptTokens;
   return u ?? ctx.inputTokens ?? undefined;
+}
+
+/** |server − client| / client × 100, or undefined when either is missing or the client saw 0. */
+function diffPct(
+  server: number | undefined | null,
+  client: number | undefined,
+): number | undefined {
+  if (server == null || client === undefined || client <= 0) return undefined;
+  return (Math.abs(server - client) / client) * 100;
+}
+
+/** AIPerf's tolerance: an OSL differing from the request by more than min(5 %, 50 tokens). */
+export function oslMismatchThreshold(requested: number): number {
+  return Math.min(requested * 0.05, 50);
+}
+
+/** A hidden 0/1 per-request flag, summed by a run-level count. */
+function hiddenFlag(
+  tag: string,
+  flags: MetricFlag[],
+  record: (rec: RequestRecord, m: RecordMetrics, ctx: RecordContext) => number | undefined,
+): MetricDef {
+  return {
+    tag,
+    header: tag,
+    unit: "requests",
+    displayUnit: "requests",
+    kind: "record",
+    flags: ["hidden", "no_individual_records", "no_console", ...flags],
+    displayOrder: 9999,
+    record,
+  };
+}
+
+/** A run-level count of requests: the sum of a hidden per-request flag. */
+function countOf(
+  tag: string,
+  header: string,
+  of: string,
+  displayOrder: number,
+  flags: MetricFlag[],
+): MetricDef {
+  return {
+    tag,
+    header,
+    unit: "requests",
+    displayUnit: "requests",
+    kind: "derived",
+    flags: ["no_individual_records", "no_console", ...flags],
+    displayOrder,
+    derive: (r) => r.sum(of),
+  };
+}
+
+function percentOf(
+  tag: string,
+  header: string,
+  displayOrder: number,
+  flags: MetricFlag[],
+  record: (rec: RequestRecord, m: RecordMetrics, ctx: RecordContext) => number | undefined,
+): MetricDef {
+  return {
+    tag,
+    header,
+    unit: "%",
+    displayUnit: "%",
+    kind: "record",
+    flags: ["no_console", ...flags],
+    displayOrder,
+    record,
+  };
 }
 
 function time(
@@ -198,6 +283,12 @@ export const METRICS: readonly MetricDef[] = [
     // The last content response ends the request; a request without one ends at its last byte.
     return rec.responseNs.length > 0 ? rec.responseNs[rec.responseNs.length - 1] : rec.endNs;
   }),
+  // The client's own lag: actual send minus intended send. Large values mean the client (a full
+  // concurrency cap, a busy Worker), not the server, held the load back.
+  time("schedule_lag", "Schedule Lag", 290, ["no_console"], (rec) => {
+    if (rec.intendedStartNs === null) return undefined;
+    return Number(rec.startNs - rec.intendedStartNs);
+  }),
   time("time_to_first_token", "Time to First Token", 100, [
     "streaming_only",
     "produces_tokens",
@@ -220,6 +311,17 @@ export const METRICS: readonly MetricDef[] = [
       return i >= 0 && i < rec.responseNs.length ? rec.responseNs[i] : undefined;
     },
   ),
+
+  time("decode_duration", "Decode Duration", 350, [
+    "streaming_only",
+    "produces_tokens",
+    "percentile_includes_failed",
+    "no_console",
+  ], (_rec, m) => {
+    const ttft = num(m, "time_to_first_token");
+    const lat = num(m, "request_latency");
+    return ttft === undefined || lat === undefined ? undefined : lat - ttft;
+  }),
 
   // Token counts: the server's usage when present, else the tokenizer.
   {
@@ -351,6 +453,83 @@ export const METRICS: readonly MetricDef[] = [
   usage("usage_completion_tokens", "Usage Completion Tokens", 1510, "completionTokens"),
   usage("usage_total_tokens", "Usage Total Tokens", 1520, "totalTokens"),
   usage("usage_reasoning_tokens", "Usage Reasoning Tokens", 1530, "reasoningTokens"),
+  usage(
+    "usage_prompt_cache_read_tokens",
+    "Usage Prompt Cache Read Tokens",
+    1540,
+    "promptCacheReadTokens",
+  ),
+  usage(
+    "usage_prompt_cache_write_tokens",
+    "Usage Prompt Cache Write Tokens",
+    1550,
+    "promptCacheWriteTokens",
+  ),
+  usage(
+    "usage_prompt_cache_miss_tokens",
+    "Usage Prompt Cache Miss Tokens",
+    1560,
+    "promptCacheMissTokens",
+  ),
+
+  // Server usage against the client's tokenizer: a large gap means the counts are not comparable.
+  percentOf(
+    "usage_prompt_tokens_diff_pct",
+    "Usage Prompt Tokens Diff",
+    1570,
+    ["usage"],
+    (rec, _m, ctx) => diffPct(rec.usage?.promptTokens, ctx.inputTokens ?? undefined),
+  ),
+  percentOf(
+    "usage_completion_tokens_diff_pct",
+    "Usage Completion Tokens Diff",
+    1571,
+    ["usage", "produces_tokens"],
+    (rec, _m, ctx) =>
+      rec.usage?.completionTokens == null ? undefined : diffPct(
+        rec.usage.completionTokens,
+        ctx.tokenizer.count(rec.outputText) + ctx.tokenizer.count(rec.reasoningText),
+      ),
+  ),
+  percentOf(
+    "usage_reasoning_tokens_diff_pct",
+    "Usage Reasoning Tokens Diff",
+    1572,
+    ["usage", "produces_tokens", "reasoning"],
+    (rec, _m, ctx) =>
+      rec.usage?.reasoningTokens == null || rec.reasoningText === ""
+        ? undefined
+        : diffPct(rec.usage.reasoningTokens, ctx.tokenizer.count(rec.reasoningText)),
+  ),
+  hiddenFlag("usage_discrepancy", ["usage"], (_rec, m) => {
+    const tags = [
+      "usage_prompt_tokens_diff_pct",
+      "usage_completion_tokens_diff_pct",
+      "usage_reasoning_tokens_diff_pct",
+    ];
+    const diffs = tags.map((t) => num(m, t)).filter((v) => v !== undefined);
+    if (diffs.length === 0) return undefined;
+    return diffs.some((d) => d > USAGE_DIFF_THRESHOLD_PCT) ? 1 : 0;
+  }),
+
+  // The answer's length against what the request asked for.
+  percentOf(
+    "osl_mismatch_diff_pct",
+    "OSL Mismatch Diff",
+    1700,
+    ["produces_tokens"],
+    (_rec, m, ctx) => {
+      const req = ctx.requestedOutputTokens;
+      const osl = num(m, "output_sequence_length");
+      return req == null || req <= 0 || osl === undefined ? undefined : ((osl - req) / req) * 100;
+    },
+  ),
+  hiddenFlag("osl_mismatch", ["produces_tokens"], (_rec, m, ctx) => {
+    const req = ctx.requestedOutputTokens;
+    const osl = num(m, "output_sequence_length");
+    if (req == null || req <= 0 || osl === undefined) return undefined;
+    return Math.abs(osl - req) > oslMismatchThreshold(req) ? 1 : 0;
+  }),
 
   // Failed requests.
   {
@@ -385,6 +564,62 @@ export const METRICS: readonly MetricDef[] = [
     displayOrder: 1010,
     derive: (r) => r.errorCount > 0 ? r.errorCount : undefined,
   },
+  {
+    tag: "completed_request_count",
+    header: "Completed Request Count",
+    unit: "requests",
+    displayUnit: "requests",
+    kind: "derived",
+    flags: ["no_individual_records", "no_console"],
+    displayOrder: 1020,
+    derive: (r) => r.requestCount + r.errorCount,
+  },
+  {
+    tag: "request_error_rate",
+    header: "Request Error Rate",
+    unit: "%",
+    displayUnit: "%",
+    kind: "derived",
+    flags: ["no_individual_records", "no_console"],
+    displayOrder: 1030,
+    derive: (r) => {
+      const n = r.requestCount + r.errorCount;
+      return n === 0 ? undefined : (r.errorCount / n) * 100;
+    },
+  },
+  {
+    tag: "good_request_count",
+    header: "Good Request Count",
+    unit: "requests",
+    displayUnit: "requests",
+    kind: "aggregate",
+    flags: ["goodput", "larger_is_better", "no_individual_records"],
+    displayOrder: 1040,
+    derive: (r) => r.goodCount ?? undefined,
+  },
+  {
+    tag: "good_request_fraction",
+    header: "Good Request Fraction",
+    unit: "ratio",
+    displayUnit: "ratio",
+    kind: "derived",
+    flags: ["goodput", "larger_is_better", "no_individual_records", "no_console"],
+    displayOrder: 1050,
+    derive: (r) => {
+      const n = r.requestCount + r.errorCount;
+      return r.goodCount == null || n === 0 ? undefined : r.goodCount / n;
+    },
+  },
+  countOf("osl_mismatch_count", "OSL Mismatch Count", "osl_mismatch", 1710, [
+    "produces_tokens",
+  ]),
+  countOf(
+    "usage_discrepancy_count",
+    "Usage Discrepancy Count",
+    "usage_discrepancy",
+    1580,
+    ["usage"],
+  ),
   {
     tag: "min_request_timestamp",
     header: "Minimum Request Timestamp",
@@ -427,6 +662,37 @@ export const METRICS: readonly MetricDef[] = [
     "reasoning",
   ]),
   total("total_error_isl", "Total Error Input Sequence Length", "error_isl", 1620, ["error_only"]),
+  ...[
+    "prompt",
+    "completion",
+    "total",
+    "reasoning",
+    "prompt_cache_read",
+    "prompt_cache_write",
+    "prompt_cache_miss",
+  ].map((k, i) =>
+    total(
+      `total_usage_${k}_tokens`,
+      `Total Usage ${k.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ")} Tokens`,
+      `usage_${k}_tokens`,
+      1590 + i,
+      ["usage"],
+    )
+  ),
+  {
+    tag: "overall_usage_prompt_cache_read_pct",
+    header: "Overall Usage Prompt Cache Read",
+    unit: "%",
+    displayUnit: "%",
+    kind: "derived",
+    flags: ["usage", "no_individual_records", "no_console"],
+    displayOrder: 1599,
+    derive: (r) => {
+      const read = r.value("total_usage_prompt_cache_read_tokens");
+      const prompt = r.value("total_usage_prompt_tokens");
+      return read === undefined || !prompt ? undefined : (read / prompt) * 100;
+    },
+  },
   perSecond(
     "request_throughput",
     "Request Throughput",
@@ -434,6 +700,14 @@ export const METRICS: readonly MetricDef[] = [
     900,
     [],
     (r) => r.requestCount,
+  ),
+  perSecond(
+    "goodput",
+    "Goodput",
+    "requests/sec",
+    910,
+    ["goodput"],
+    (r) => r.goodCount ?? undefined,
   ),
   perSecond("output_token_throughput", "Output Token Throughput", "tokens/sec", 800, [
     "produces_tokens",
@@ -473,4 +747,12 @@ export function toDisplay(def: MetricDef, value: number): number {
   const d = DIVISOR[def.unit]?.[def.displayUnit];
   if (d === undefined) throw new Error(`No conversion from ${def.unit} to ${def.displayUnit}`);
   return value / d;
+}
+
+/** Converts a value from a metric's display unit back to its base unit. */
+export function fromDisplay(def: MetricDef, value: number): number {
+  if (def.unit === def.displayUnit) return value;
+  const d = DIVISOR[def.unit]?.[def.displayUnit];
+  if (d === undefined) throw new Error(`No conversion from ${def.displayUnit} to ${def.unit}`);
+  return value * d;
 }

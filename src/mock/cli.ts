@@ -21,7 +21,6 @@ const STOP_SIGNALS: Deno.Signal[] = Deno.build.os === "windows"
 export async function runMockServer(opts: MockOptions, io: MockCliIo): Promise<number> {
   if (io.signal?.aborted) return 0;
   const server = await startMockServer(opts);
-  io.stderr(`mock server listening on ${server.url}`);
   const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
   const listeners: Deno.Signal[] = [];
   for (const sig of STOP_SIGNALS) {
@@ -31,6 +30,8 @@ export async function runMockServer(opts: MockOptions, io: MockCliIo): Promise<n
     } catch { /* not supported here */ }
   }
   io.signal?.addEventListener("abort", () => stop(), { once: true });
+  // Announce only once a stop signal is handled, so a caller may send one straight away.
+  io.stderr(`mock server listening on ${server.url}`);
   try {
     await stopped;
   } finally {

@@ -1,6 +1,12 @@
 /** `POST /v1/embeddings`: OpenAI embeddings, as float lists or base64 (the SDK's default). */
 
-import { completionTime, type Exchange, type MockContext, useModel } from "./context.ts";
+import {
+  completionTime,
+  contentText,
+  type Exchange,
+  type MockContext,
+  useModel,
+} from "./context.ts";
 import { jsonReply, openaiError } from "./reply.ts";
 import { hashString, seededRandom } from "./rng.ts";
 import { sleepUntil } from "./schedule.ts";
@@ -56,7 +62,13 @@ function readInputs(ctx: MockContext, input: unknown): { texts: string[]; tokens
 /** Answers an embeddings request after the time to first token (the prefill). */
 export async function embeddings(ctx: MockContext, ex: Exchange): Promise<Response> {
   const body = ex.body;
-  const inputs = readInputs(ctx, body.input);
+  // vLLM's chat-style embeddings send `messages` instead of `input`: each message is one text.
+  const inputs = body.input === undefined && Array.isArray(body.messages)
+    ? readInputs(
+      ctx,
+      body.messages.map((m) => contentText((m as Record<string, unknown> | null)?.content)),
+    )
+    : readInputs(ctx, body.input);
   if (inputs === null) {
     return openaiError(
       400,

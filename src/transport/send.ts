@@ -58,7 +58,7 @@ const EXCERPT = 120;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Pseudo-status for a bad answer inside a 2xx (error event, invalid or truncated stream). */
-const BAD_ANSWER = 502;
+export const BAD_ANSWER = 502;
 
 /** Merges a new usage report into the running one; a missing field never erases a known one. */
 function mergeUsage(cur: Usage | null, next: Usage): Usage {
@@ -70,7 +70,8 @@ function mergeUsage(cur: Usage | null, next: Usage): Usage {
   return cur;
 }
 
-function errorText(e: unknown): string {
+/** The most telling message of an exception (its cause's, for fetch's wrapped errors). */
+export function errorText(e: unknown): string {
   if (e instanceof Error) {
     const cause = e.cause;
     if (cause instanceof Error && cause.message) return cause.message;
@@ -84,13 +85,14 @@ function errorText(e: unknown): string {
  * request ends. (`AbortSignal.timeout` cannot be cleared: at thousands of requests a second its
  * pending timers keep every finished request's signals alive until they fire.)
  */
-interface RequestAbort {
+export interface RequestAbort {
   signal: AbortSignal;
   timedOut: boolean;
   release(): void;
 }
 
-function requestAbort(timeoutMs: number, external: AbortSignal | undefined): RequestAbort {
+/** Starts a request's timer and links the caller's signal; call `release()` when it ends. */
+export function requestAbort(timeoutMs: number, external: AbortSignal | undefined): RequestAbort {
   const ac = new AbortController();
   const onAbort = () => ac.abort(external!.reason);
   const state: RequestAbort = {
@@ -116,7 +118,7 @@ function requestAbort(timeoutMs: number, external: AbortSignal | undefined): Req
 }
 
 /** Why an exception happened: our timeout, the caller's abort, or the network. */
-function failure(
+export function failure(
   e: unknown,
   timeout: RequestAbort,
   external: AbortSignal | undefined,
@@ -150,7 +152,7 @@ function failure(
 }
 
 /** What the reading saw beyond the result's own fields. */
-interface ReadState {
+export interface ReadState {
   /** The endpoint's end marker arrived. */
   done: boolean;
   /** A readable answer that is not tokens arrived. */
@@ -194,9 +196,9 @@ function sseErrorMessage(event: SseEvent): string {
   return "the server sent an error event";
 }
 
-/** Sends one request and reads the whole answer. Never throws. */
-export async function send(opts: SendOptions): Promise<SendResult> {
-  const r: SendResult = {
+/** A result with nothing read yet. */
+export function emptyResult(): SendResult {
+  return {
     startPerf: 0,
     ackPerf: null,
     endPerf: 0,
@@ -209,6 +211,11 @@ export async function send(opts: SendOptions): Promise<SendResult> {
     error: null,
     cancelled: false,
   };
+}
+
+/** Sends one request and reads the whole answer. Never throws. */
+export async function send(opts: SendOptions): Promise<SendResult> {
+  const r = emptyResult();
   const timeout = requestAbort(opts.timeoutMs, opts.signal);
   try {
     await exchange(opts, r, timeout);
@@ -253,8 +260,7 @@ async function exchange(opts: SendOptions, r: SendResult, timeout: RequestAbort)
       return;
     }
     r.endPerf = performance.now();
-    const msg = serverMessage(body) || res.statusText || `HTTP ${res.status}`;
-    r.error = { code: res.status, type: "HTTPError", message: msg };
+    httpError(r, res.status, res.statusText, body);
     return;
   }
 
@@ -264,7 +270,17 @@ async function exchange(opts: SendOptions, r: SendResult, timeout: RequestAbort)
   const state: ReadState = { done: false, answered: false };
   if (sse) await readStream(res.body!, r, state, timeout, opts);
   else await readWhole(res, r, state, timeout, opts);
+  finishAnswer(r, state, endpoint);
+}
 
+/** Records an HTTP error status with the server's message. */
+export function httpError(r: SendResult, status: number, statusText: string, body: string): void {
+  const msg = serverMessage(body) || statusText || `HTTP ${status}`;
+  r.error = { code: status, type: "HTTPError", message: msg };
+}
+
+/** After a successful read: an answer without text is a response only for non-token endpoints. */
+export function finishAnswer(r: SendResult, state: ReadState, endpoint: Endpoint): void {
   if (r.error === null && r.responsePerf.length === 0) {
     if (state.answered || endpoint.producesTokens === false) {
       // Embeddings and rankings: a readable answer is the response.
@@ -287,31 +303,8 @@ async function readStream(
   timeout: RequestAbort,
   opts: SendOptions,
 ): Promise<void> {
-  const endpoint = opts.endpoint;
-  const streamState: StreamState = {};
-  let chunkPerf = 0;
-  let stop = false;
-  const parser = new SseParser((event) => {
-    if (stop) return;
-    if (event.event === "error") {
-      r.error = { code: BAD_ANSWER, type: "SSEError", message: sseErrorMessage(event) };
-      stop = true;
-      return;
-    }
-    let p: Parsed | null;
-    try {
-      p = endpoint.parseEvent(event, streamState);
-    } catch (e) {
-      r.error = {
-        code: BAD_ANSWER,
-        type: "InvalidResponse",
-        message: `unreadable stream event (${errorText(e)}): ${excerpt(event.data)}`,
-      };
-      stop = true;
-      return;
-    }
-    if (p !== null && !apply(r, p, chunkPerf, state)) stop = true;
-  });
+  const events = new EventReader(r, state, opts.endpoint);
+  const parser = new SseParser(events.onEvent);
 
   const reader = body.getReader();
   try {
@@ -319,12 +312,12 @@ async function readStream(
       const { value, done } = await reader.read();
       if (done) break;
       // Stamp the chunk before parsing it: every event it completes arrived now.
-      chunkPerf = performance.now();
+      events.at = performance.now();
       parser.push(value);
-      if (stop) break;
+      if (events.stop) break;
     }
-    if (!stop) {
-      chunkPerf = performance.now();
+    if (!events.stop) {
+      events.at = performance.now();
       parser.end();
     }
   } catch (e) {
@@ -334,11 +327,16 @@ async function readStream(
     return;
   }
   r.endPerf = performance.now();
-  if (stop) {
+  if (events.stop) {
     // An error ended the answer early: release the connection.
     reader.cancel().catch(() => {});
     return;
   }
+  streamEnded(r, state, opts.endpoint);
+}
+
+/** A stream that ended cleanly but without its end marker was cut short. */
+export function streamEnded(r: SendResult, state: ReadState, endpoint: Endpoint): void {
   if (endpoint.expectsDoneMarker && !state.done) {
     r.error = {
       code: BAD_ANSWER,
@@ -348,6 +346,51 @@ async function readStream(
   }
 }
 
+/**
+ * Turns SSE events into the result: set `at` to the read's time before pushing its bytes;
+ * `stop` turns true when an event ended the answer (an error event, an unreadable event).
+ */
+export class EventReader {
+  /** Arrival time stamped on the events being delivered. */
+  at = 0;
+  /** The answer ended with an error: read no further. */
+  stop = false;
+  #streamState: StreamState = {};
+  #r: SendResult;
+  #state: ReadState;
+  #endpoint: Endpoint;
+
+  constructor(r: SendResult, state: ReadState, endpoint: Endpoint) {
+    this.#r = r;
+    this.#state = state;
+    this.#endpoint = endpoint;
+  }
+
+  /** The SSE handler (bound: pass it to a parser as is). */
+  onEvent = (event: SseEvent): void => {
+    if (this.stop) return;
+    const r = this.#r;
+    if (event.event === "error") {
+      r.error = { code: BAD_ANSWER, type: "SSEError", message: sseErrorMessage(event) };
+      this.stop = true;
+      return;
+    }
+    let p: Parsed | null;
+    try {
+      p = this.#endpoint.parseEvent(event, this.#streamState);
+    } catch (e) {
+      r.error = {
+        code: BAD_ANSWER,
+        type: "InvalidResponse",
+        message: `unreadable stream event (${errorText(e)}): ${excerpt(event.data)}`,
+      };
+      this.stop = true;
+      return;
+    }
+    if (p !== null && !apply(r, p, this.at, this.#state)) this.stop = true;
+  };
+}
+
 async function readWhole(
   res: Response,
   r: SendResult,
@@ -355,7 +398,6 @@ async function readWhole(
   timeout: RequestAbort,
   opts: SendOptions,
 ): Promise<void> {
-  const endpoint = opts.endpoint;
   let text: string;
   try {
     text = await res.text();
@@ -365,6 +407,11 @@ async function readWhole(
     return;
   }
   r.endPerf = performance.now();
+  applyBody(r, state, opts.endpoint, text);
+}
+
+/** Reads a whole (non-SSE) answer body; `r.endPerf` must already be set. */
+export function applyBody(r: SendResult, state: ReadState, endpoint: Endpoint, text: string): void {
   let p: Parsed;
   try {
     p = endpoint.parseBody ? endpoint.parseBody(text) : endpoint.parseResponse(JSON.parse(text));

@@ -59,3 +59,22 @@ Deno.test("run directory names follow AIPerf's scheme", () => {
     "Qwen_Qwen3-0.6B-openai-chat-concurrency10",
   );
 });
+
+Deno.test("TGI streams on /generate_stream; raw uses the URL as given", () => {
+  const tgi = getEndpoint("huggingface_generate");
+  assert.equal(buildTarget(config(["-u", "h:1"]), tgi).url, "http://h:1/generate");
+  assert.equal(
+    buildTarget(config(["-u", "h:1", "--streaming"]), tgi).url,
+    "http://h:1/generate_stream",
+  );
+  const raw = getEndpoint("raw");
+  assert.equal(
+    buildTarget(config(["-u", "http://h:1/custom/infer?x=1", "--streaming"]), raw).url,
+    "http://h:1/custom/infer?x=1",
+  );
+  // Embeddings cannot stream: --streaming keeps the one path they have.
+  assert.equal(
+    buildTarget(config(["-u", "h:1", "--streaming"]), getEndpoint("embeddings")).url,
+    "http://h:1/v1/embeddings",
+  );
+});

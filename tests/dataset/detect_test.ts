@@ -4,10 +4,10 @@ import { detectDatasetType } from "../../src/dataset/detect.ts";
 import { customDatasetTypes, loadDataset } from "../../src/dataset/mod.ts";
 import { REF, rejectsWith, SNIPPETS, withTempDir, write } from "./helpers.ts";
 
-const KNOWN = "raw_payload, inputs_json";
+const KNOWN = "raw_payload, inputs_json, single_turn, multi_turn, random_pool, mooncake_trace";
 
 Deno.test("customDatasetTypes lists the loaders of this build", () => {
-  assert.deepEqual([...customDatasetTypes], ["raw_payload", "inputs_json"]);
+  assert.deepEqual([...customDatasetTypes], KNOWN.split(", "));
   assert.ok(Object.isFrozen(customDatasetTypes));
 });
 
@@ -53,9 +53,6 @@ Deno.test("detection picks the type from the content", async (t) => {
 Deno.test("detection failures say what was seen and which types to pass", async (t) => {
   await t.step("AIPerf formats this build does not load", async () => {
     const cases: [string, string][] = [
-      [join(SNIPPETS, "prompts.jsonl"), "single_turn"],
-      [join(SNIPPETS, "conversations.jsonl"), "multi_turn"],
-      [join(SNIPPETS, "custom_trace.jsonl"), "mooncake_trace"],
       [join(REF, "small.dag.jsonl"), "dag_jsonl"],
     ];
     for (const [path, lookalike] of cases) {
@@ -114,11 +111,11 @@ Deno.test("detection failures say what was seen and which types to pass", async 
       const sub = join(dir, "conv");
       await Deno.mkdir(sub);
       await write(sub, "a.jsonl", "\n");
-      await write(sub, "b.jsonl", '{"text": "hi"}\n');
+      await write(sub, "b.jsonl", '{"prompt": "hi"}\n');
       await rejectsWith(
         loadDataset(sub, {}),
         `"${sub}"`,
-        'line 1 of "b.jsonl" is a JSON object with keys "text"',
+        'line 1 of "b.jsonl" is a JSON object with keys "prompt"',
       );
     });
     await t.step("a directory of empty .jsonl files", async () => {
@@ -138,7 +135,7 @@ Deno.test("type names: unknown and unsupported ones list what this build loads",
     `unknown --custom-dataset-type "rawpayload" (known: ${KNOWN})`,
   );
   await rejectsWith(
-    loadDataset(join(SNIPPETS, "prompts.jsonl"), { type: "single_turn" }),
-    `--custom-dataset-type single_turn is not supported by this build (it loads: ${KNOWN})`,
+    loadDataset(join(SNIPPETS, "prompts.jsonl"), { type: "bailian_trace" }),
+    `--custom-dataset-type bailian_trace is not supported by this build (it loads: ${KNOWN})`,
   );
 });

@@ -167,6 +167,7 @@ Deno.test("MetricsAggregator: snapshot equals summary while values are few", () 
   assert.deepEqual(agg.snapshot(), agg.summary());
   assert.deepEqual(new MetricsAggregator().summary().metrics.map((m) => [m.tag, m.avg]), [
     ["request_count", 0],
+    ["completed_request_count", 0],
   ]);
 });
 

@@ -50,3 +50,24 @@ Deno.test("embeddings endpoint", async (t) => {
     await server.close();
   }
 });
+
+Deno.test("chat-style embeddings: each message of `messages` embeds as one input", async () => {
+  const server = await startMockServer();
+  try {
+    const res = await post(`${server.url}/v1/embeddings`, {
+      model: "vlm2vec",
+      messages: [{ role: "user", content: [{ type: "text", text: "a cat" }] }, {
+        role: "user",
+        content: "a dog",
+      }],
+      dimensions: 4,
+    });
+    assert.equal(res.status, 200);
+    const json = await res.json();
+    assert.equal(json.data.length, 2);
+    assert.deepEqual(json.data[0].embedding, Array.from(embed("a cat", 4)));
+    assert.equal(json.usage.prompt_tokens, countTokens("a cat") + countTokens("a dog"));
+  } finally {
+    await server.close();
+  }
+});

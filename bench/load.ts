@@ -1,0 +1,439 @@
+/**
+ * The end-to-end load benchmark (`deno task bench:load`): runs reprise as a user would (the real
+ * CLI, a subprocess) against the built-in mock server (its own process) over a matrix of
+ * concurrency, answer length and server timing, and reports what the client costs.
+ *
+ * Per point: completed requests/s, SSE events/s (content events: requests × tokens), client CPU
+ * per request and per 1,000 events (net of the CLI's fixed start-up and report cost, measured once
+ * with a 1-request run), peak RSS, and the error of the reported TTFT and ITL against the mock's
+ * settings (p50, p99). `--baseline` also runs bench/baseline_reader.ts (raw sockets, no metrics)
+ * at every point and prints reprise's share of its events/s per CPU second.
+ *
+ * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
+ * --baseline, --seconds N (target length of a point, default 3), --workers-max N (default 2),
+ * --only c=512,tok=256 (filter). Needs /usr/bin/time (GNU time) for CPU and peak RSS.
+ * Writes bench/results/<timestamp>.json.
+ */
+
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname!, "..");
+const MAIN = join(ROOT, "main.ts");
+const BASELINE = join(ROOT, "bench", "baseline_reader.ts");
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    transport: { type: "string", default: "both" },
+    baseline: { type: "boolean", default: false },
+    seconds: { type: "string", default: "3" },
+    "workers-max": { type: "string", default: "2" },
+    only: { type: "string" },
+  },
+});
+
+/** One point of the matrix. */
+interface Point {
+  concurrency: number;
+  tokens: number;
+  ttftMs: number;
+  itlMs: number;
+}
+
+/** What one client run cost and reported. */
+interface Measured {
+  client: string;
+  point: Point;
+  requests: number;
+  errors: number;
+  wallSeconds: number;
+  requestsPerSecond: number;
+  eventsPerSecond: number;
+  cpuSeconds: number;
+  /** CPU net of the fixed start-up cost, per request and per 1,000 events. */
+  cpuMsPerRequest: number;
+  cpuMsPer1kEvents: number;
+  /** Events per CPU second (net): the per-core rate. */
+  eventsPerCpuSecond: number;
+  peakRssMb: number;
+  ttftErrMs?: { p50: number; p99: number };
+  itlErrMs?: { p50: number; p99: number };
+}
+
+function matrix(): Point[] {
+  const pts: Point[] = [];
+  const concs = values.quick ? [64, 512] : [1, 64, 512, 4096];
+  const toks = values.quick ? [256] : [16, 256];
+  const timings = [[0, 0], [50, 5]];
+  for (const [ttftMs, itlMs] of timings) {
+    for (const tokens of toks) {
+      for (const concurrency of concs) pts.push({ concurrency, tokens, ttftMs, itlMs });
+    }
+  }
+  let out = pts;
+  if (values.quick) {
+    // Quick: the zero-delay points (client cost) plus c=64 at 50/5 ms (timing accuracy).
+    out = pts.filter((p) => p.ttftMs === 0 || p.concurrency === 64);
+  }
+  if (values.only) {
+    const want = Object.fromEntries(values.only.split(",").map((kv) => kv.split("=")));
+    out = out.filter((p) =>
+      (want.c === undefined || Number(want.c) === p.concurrency) &&
+      (want.tok === undefined || Number(want.tok) === p.tokens) &&
+      (want.ttft === undefined || Number(want.ttft) === p.ttftMs)
+    );
+  }
+  return out;
+}
+
+/** Enough requests for about `seconds` per point, at least two rounds of the slots. */
+function requestCount(p: Point, seconds: number): number {
+  const perRequestMs = p.ttftMs + (p.tokens - 1) * p.itlMs;
+  if (perRequestMs === 0) {
+    // Zero-delay: bounded by the machine; roughly 1,500 req/s at 256 tokens, 6,000 at 16.
+    const rate = p.tokens >= 256 ? 1500 : 6000;
+    return Math.max(2 * p.concurrency, Math.round(rate * seconds));
+  }
+  const rounds = Math.max(2, Math.round((seconds * 1000) / perRequestMs));
+  return p.concurrency * rounds;
+}
+
+/** A mock server in its own process; resolves with its URL once it listens. */
+async function startMock(ttftMs: number, itlMs: number) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      MAIN,
+      "mock-server",
+      "--port",
+      "0",
+      "--ttft-ms",
+      String(ttftMs),
+      "--itl-ms",
+      String(itlMs),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!/http:\/\/[\d.]+:\d+/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the mock server exited: ${text}`);
+    text += value;
+  }
+  // Keep draining so the mock never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })().catch(() => {});
+  return {
+    url: /http:\/\/[\d.]+:\d+/.exec(text)![0],
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** Runs `args` under GNU time; returns CPU seconds, peak RSS and wall time. */
+async function timed(args: string[]): Promise<
+  { code: number; stdout: string; stderr: string; cpu: number; rssMb: number; wall: number }
+> {
+  const timeFile = await Deno.makeTempFile();
+  const t0 = performance.now();
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "%U %S %M", "-o", timeFile, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const wall = (performance.now() - t0) / 1000;
+  const [u, s, m] = (await Deno.readTextFile(timeFile)).trim().split(/\s+/).slice(-3).map(Number);
+  await Deno.remove(timeFile);
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+    cpu: u + s,
+    rssMb: m / 1024,
+    wall,
+  };
+}
+
+async function payloadFile(dir: string, tokens: number): Promise<string> {
+  const path = join(dir, `payload_${tokens}.jsonl`);
+  const line = JSON.stringify({
+    model: "mock",
+    messages: [{ role: "user", content: "Tell me a story." }],
+    max_tokens: tokens,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  await Deno.writeTextFile(path, line + "\n");
+  return path;
+}
+
+function profileArgs(
+  url: string,
+  input: string,
+  artifacts: string,
+  transport: string,
+  concurrency: number,
+  requests: number,
+): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "-A",
+    MAIN,
+    "profile",
+    "--url",
+    url,
+    "--model",
+    "mock",
+    "--endpoint-type",
+    "chat",
+    "--input-file",
+    input,
+    "--custom-dataset-type",
+    "raw_payload",
+    "--streaming",
+    "--concurrency",
+    String(concurrency),
+    "--request-count",
+    String(requests),
+    "--workers-max",
+    values["workers-max"]!,
+    "--transport",
+    transport,
+    "--artifact-dir",
+    artifacts,
+    "--ui",
+    "none",
+  ];
+}
+
+/** Runs reprise at one point; `fixedCpu` is the start-up cost subtracted. */
+async function runReprise(
+  transport: string,
+  p: Point,
+  url: string,
+  input: string,
+  dir: string,
+  fixedCpu: number,
+): Promise<Measured> {
+  const requests = requestCount(p, Number(values.seconds));
+  const artifacts = await Deno.makeTempDir({ dir });
+  const res = await timed(profileArgs(url, input, artifacts, transport, p.concurrency, requests));
+  if (res.code !== 0) {
+    throw new Error(`reprise exited with ${res.code}: ${res.stderr.slice(-2000)}`);
+  }
+  const runDir = join(artifacts, [...Deno.readDirSync(artifacts)][0].name);
+  const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
+  const completed = summary.request_count?.avg ?? requests;
+  const duration = summary.benchmark_duration?.avg ?? res.wall;
+  const errors = Math.round((summary.request_error_rate?.avg ?? 0) * completed);
+  await Deno.remove(artifacts, { recursive: true });
+  const netCpu = Math.max(res.cpu - fixedCpu, 1e-6);
+  const events = completed * p.tokens;
+  const err = (m: { p50: number; p99: number } | undefined, truth: number) =>
+    m ? { p50: m.p50 - truth, p99: m.p99 - truth } : undefined;
+  return {
+    client: `reprise/${transport}`,
+    point: p,
+    requests: completed,
+    errors,
+    wallSeconds: duration,
+    requestsPerSecond: completed / duration,
+    eventsPerSecond: events / duration,
+    cpuSeconds: res.cpu,
+    cpuMsPerRequest: (netCpu * 1000) / completed,
+    cpuMsPer1kEvents: (netCpu * 1e6) / events,
+    eventsPerCpuSecond: events / netCpu,
+    peakRssMb: res.rssMb,
+    ttftErrMs: err(summary.time_to_first_token, p.ttftMs),
+    itlErrMs: err(summary.inter_token_latency, p.itlMs),
+  };
+}
+
+async function runBaseline(
+  p: Point,
+  url: string,
+  input: string,
+  fixedCpu: number,
+): Promise<Measured> {
+  const requests = requestCount(p, Number(values.seconds));
+  const res = await timed([
+    Deno.execPath(),
+    "run",
+    "-A",
+    BASELINE,
+    "--url",
+    `${url}/v1/chat/completions`,
+    "--body-file",
+    input,
+    "--concurrency",
+    String(p.concurrency),
+    "--requests",
+    String(requests),
+  ]);
+  if (res.code !== 0) throw new Error(`baseline exited with ${res.code}: ${res.stderr}`);
+  const out = JSON.parse(res.stdout.trim().split("\n").pop()!);
+  const netCpu = Math.max(res.cpu - fixedCpu, 1e-6);
+  const events = out.requests * p.tokens;
+  return {
+    client: "baseline",
+    point: p,
+    requests: out.requests,
+    errors: out.errors,
+    wallSeconds: out.seconds,
+    requestsPerSecond: out.requests / out.seconds,
+    eventsPerSecond: events / out.seconds,
+    cpuSeconds: res.cpu,
+    cpuMsPerRequest: (netCpu * 1000) / out.requests,
+    cpuMsPer1kEvents: (netCpu * 1e6) / events,
+    eventsPerCpuSecond: events / netCpu,
+    peakRssMb: res.rssMb,
+  };
+}
+
+const fmt = (n: number | undefined, d = 1) =>
+  n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(d);
+
+function row(m: Measured, base?: Measured): string {
+  const p = m.point;
+  const cols = [
+    m.client.padEnd(14),
+    String(p.concurrency).padStart(5),
+    String(p.tokens).padStart(4),
+    `${p.ttftMs}/${p.itlMs}`.padStart(6),
+    String(m.requests).padStart(6),
+    String(m.errors).padStart(4),
+    fmt(m.requestsPerSecond, 0).padStart(7),
+    fmt(m.eventsPerSecond, 0).padStart(8),
+    fmt(m.eventsPerCpuSecond, 0).padStart(8),
+    fmt(m.cpuMsPerRequest, 3).padStart(7),
+    fmt(m.cpuMsPer1kEvents, 2).padStart(7),
+    fmt(m.peakRssMb, 0).padStart(5),
+    `${fmt(m.ttftErrMs?.p50, 2)}/${fmt(m.ttftErrMs?.p99, 2)}`.padStart(13),
+    `${fmt(m.itlErrMs?.p50, 2)}/${fmt(m.itlErrMs?.p99, 2)}`.padStart(13),
+    base && m !== base
+      ? `${fmt((100 * m.eventsPerCpuSecond) / base.eventsPerCpuSecond, 0)}% ${
+        fmt(m.cpuMsPer1kEvents / base.cpuMsPer1kEvents, 2)
+      }x`.padStart(12)
+      : "",
+  ];
+  return cols.join(" ");
+}
+
+const HEADER = [
+  "client".padEnd(14),
+  "conc".padStart(5),
+  "tok".padStart(4),
+  "ttft/itl".padStart(6),
+  "reqs".padStart(6),
+  "err".padStart(4),
+  "req/s".padStart(7),
+  "events/s".padStart(8),
+  "ev/cpu-s".padStart(8),
+  "cpu ms/req".padStart(7),
+  "ms/1k ev".padStart(7),
+  "RSS MB".padStart(5),
+  "TTFT err p50/p99".padStart(13),
+  "ITL err p50/p99".padStart(13),
+  "vs baseline".padStart(12),
+].join(" ");
+
+async function main(): Promise<void> {
+  const transports = values.transport === "both" ? ["http1", "fetch"] : [values.transport!];
+  const dir = await Deno.makeTempDir({ prefix: "reprise-bench-" });
+  const points = matrix();
+  const results: Measured[] = [];
+  const mocks = new Map<string, Awaited<ReturnType<typeof startMock>>>();
+  try {
+    const inputs = new Map<number, string>();
+    for (const p of points) {
+      if (!inputs.has(p.tokens)) inputs.set(p.tokens, await payloadFile(dir, p.tokens));
+    }
+    const first = await startMock(0, 0);
+    mocks.set("0/0", first);
+    // The CLI's fixed cost (start-up, dataset, report, artifacts): one 1-request run.
+    const fixed = await timed(
+      profileArgs(
+        first.url,
+        inputs.values().next().value!,
+        await Deno.makeTempDir({ dir }),
+        transports[0],
+        1,
+        1,
+      ),
+    );
+    const fixedBase = values.baseline
+      ? await timed([
+        Deno.execPath(),
+        "run",
+        "-A",
+        BASELINE,
+        "--url",
+        `${first.url}/v1/chat/completions`,
+        "--body-file",
+        inputs.values().next().value!,
+        "--requests",
+        "1",
+      ])
+      : null;
+    console.log(
+      `fixed cost subtracted: reprise ${fixed.cpu.toFixed(2)} CPU s` +
+        (fixedBase ? `, baseline ${fixedBase.cpu.toFixed(2)} CPU s` : "") +
+        `; workers-max ${values["workers-max"]}; ${navigator.hardwareConcurrency} cores\n`,
+    );
+    console.log(HEADER);
+    for (const p of points) {
+      const key = `${p.ttftMs}/${p.itlMs}`;
+      let mock = mocks.get(key);
+      if (!mock) mocks.set(key, mock = await startMock(p.ttftMs, p.itlMs));
+      const input = inputs.get(p.tokens)!;
+      let base: Measured | undefined;
+      if (values.baseline) {
+        base = await runBaseline(p, mock.url, input, fixedBase!.cpu);
+        results.push(base);
+        console.log(row(base));
+      }
+      for (const t of transports) {
+        try {
+          const m = await runReprise(t, p, mock.url, input, dir, fixed.cpu);
+          results.push(m);
+          console.log(row(m, base));
+        } catch (e) {
+          console.log(`${t} at ${JSON.stringify(p)} failed: ${(e as Error).message}`);
+        }
+      }
+    }
+  } finally {
+    for (const m of mocks.values()) await m.stop();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+  const outDir = join(ROOT, "bench", "results");
+  await Deno.mkdir(outDir, { recursive: true });
+  const file = join(outDir, `${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        cores: navigator.hardwareConcurrency,
+        options: values,
+        results,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`\nresults: ${file}`);
+}
+
+await main();

@@ -1,0 +1,72 @@
+/**
+ * `--extra-inputs` values → one object of fields. Most are merged into the bodies reprise
+ * builds; a few name settings instead (`response_field` for the raw endpoint).
+ */
+
+import { ConfigError } from "./parse.ts";
+
+/** Keys of `--extra-inputs` that configure reprise rather than fill a body. */
+export const SETTING_KEYS: readonly string[] = ["response_field"];
+
+/** `--extra-inputs`, split into body fields and settings. */
+export interface ExtraInputs {
+  /** Merged into every body reprise builds, last. */
+  body: Record<string, unknown>;
+  /** JMESPath expression selecting the answer text of the raw endpoint. */
+  responseField?: string;
+}
+
+/** A `key:value` value: JSON when it parses (`true`, `5`, `{"a":1}`), else the text itself. */
+function valueOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Parses each value: a JSON object (`{"ignore_eos":true}`) or `key:value` split at the first
+ * colon. Later values win. Throws a ConfigError naming the bad value.
+ */
+export function parseExtraInputs(values: readonly string[]): ExtraInputs {
+  const all: Record<string, unknown> = {};
+  for (const v of values) {
+    const t = v.trim();
+    if (t.startsWith("{")) {
+      let obj: unknown;
+      try {
+        obj = JSON.parse(t);
+      } catch (e) {
+        throw new ConfigError(
+          `--extra-inputs "${t.slice(0, 60)}" is not valid JSON: ${(e as Error).message}`,
+        );
+      }
+      if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+        throw new ConfigError(`--extra-inputs JSON must be an object of fields`);
+      }
+      Object.assign(all, obj);
+      continue;
+    }
+    const i = t.indexOf(":");
+    if (i <= 0) {
+      throw new ConfigError(
+        `--extra-inputs must be \`key:value\` or a JSON object, got "${t.slice(0, 60)}"`,
+      );
+    }
+    const key = t.slice(0, i).trim();
+    const text = t.slice(i + 1).trim();
+    // A JMESPath expression can look like JSON (`[0]`); it is kept as written.
+    all[key] = SETTING_KEYS.includes(key) ? text : valueOf(text);
+  }
+  const out: ExtraInputs = { body: {} };
+  for (const [k, v] of Object.entries(all)) {
+    if (k === "response_field") {
+      if (typeof v !== "string" || v === "") {
+        throw new ConfigError(`--extra-inputs response_field must be a JMESPath expression`);
+      }
+      out.responseField = v;
+    } else out.body[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+/**
+ * The dataset of a `profile` run, from its options: the `--input-file` (replayed or built with
+ * the endpoint's formatter), or synthetic prompts when there is none. Formats that build bodies
+ * use the run's model, `--extra-inputs`, streaming and max-tokens settings.
+ */
+
+import type { ProfileConfig } from "../config/options.ts";
+import type { Endpoint } from "../endpoints/types.ts";
+import type { BodyFormat } from "./build.ts";
+import { loadDataset } from "./mod.ts";
+import { generateSynthetic } from "./synthetic.ts";
+import type { Dataset } from "./types.ts";
+
+/**
+ * Loads or generates the dataset for `config`. `seed` is the run's `--random-seed` (or the one
+ * chosen for it); `extraBody` is the body part of `--extra-inputs`.
+ */
+export async function datasetForRun(
+  config: ProfileConfig,
+  endpoint: Endpoint,
+  seed: number,
+  extraBody: Record<string, unknown>,
+): Promise<Dataset> {
+  const format: BodyFormat = {
+    endpoint,
+    options: {
+      // Built bodies need a model; "model" is what the replay path reports without one, too.
+      model: config.model ?? "model",
+      streaming: config.streaming && endpoint.supportsStreaming,
+      extraInputs: extraBody,
+      useLegacyMaxTokens: config.useLegacyMaxTokens,
+      useServerTokenCount: config.useServerTokenCount,
+    },
+  };
+  const ctx = { format, seed, numConversations: config.numConversations };
+  if (config.inputFile) {
+    return await loadDataset(config.inputFile, { type: config.customDatasetType, ...ctx });
+  }
+  return await generateSynthetic(config, ctx);
+}

@@ -1,0 +1,92 @@
+/**
+ * Runs one phase on the Worker pool and enforces what only the main thread can: the duration and
+ * its grace period, the concurrency ramp, the failure gate, and a stop on request (Ctrl+C).
+ */
+
+import { RAMP_STEP_MS, rampedConcurrency } from "./arrivals.ts";
+import type { PhaseSpec } from "./phases.ts";
+import type { WorkerPool } from "./pool.ts";
+import type { RequestRecord } from "./record.ts";
+
+/** Workers get the phase's start this far ahead, so the first send is not already late. */
+const START_LEAD_MS = 20;
+
+/** How a phase ended. */
+export type PhaseEnd =
+  /** Limits reached, or stopped and drained. */
+  | "done"
+  /** The failure gate tripped. */
+  | "failed_threshold";
+
+/** One running phase; `stop()` is the first Ctrl+C, `cancel()` the second. */
+export class PhaseRunner {
+  #pool: WorkerPool;
+  #spec: PhaseSpec;
+  #timers: ReturnType<typeof setTimeout>[] = [];
+  #graceArmed = false;
+  #end: PhaseEnd = "done";
+  #completed = 0;
+  #failed = 0;
+
+  constructor(pool: WorkerPool, spec: PhaseSpec) {
+    this.#pool = pool;
+    this.#spec = spec;
+  }
+
+  /** Stops issuing; requests in flight get the grace period, then are cancelled. */
+  stop(): void {
+    this.#pool.stopIssuing();
+    if (this.#graceArmed) return;
+    this.#graceArmed = true;
+    this.#timers.push(setTimeout(() => this.cancel(), this.#spec.graceMs));
+  }
+
+  /** Cancels every request in flight (recorded as cancelled). */
+  cancel(): void {
+    this.#pool.abortInFlight();
+  }
+
+  /** Runs the phase to its end; records arrive through `onRecords`. */
+  async run(onRecords: (records: RequestRecord[]) => void): Promise<PhaseEnd> {
+    const spec = this.#spec;
+    const startPerf = performance.now() + START_LEAD_MS;
+    const plan = { ...spec.plan, startEpochMs: performance.timeOrigin + startPerf };
+    if (spec.durationMs !== undefined) {
+      this.#timers.push(setTimeout(() => this.stop(), START_LEAD_MS + spec.durationMs));
+    }
+    const rampMs = plan.concurrencyRampMs ?? 0;
+    const cap = plan.maxConcurrency;
+    let ramp: ReturnType<typeof setInterval> | undefined;
+    if (rampMs > 0 && cap !== undefined) {
+      ramp = setInterval(() => {
+        const elapsed = performance.now() - startPerf;
+        this.#pool.setConcurrencyCap(rampedConcurrency(cap, rampMs, elapsed));
+        if (elapsed >= rampMs) clearInterval(ramp);
+      }, RAMP_STEP_MS);
+    }
+    try {
+      await this.#pool.runPhase(plan, spec.slots, (records) => {
+        this.#gate(records);
+        onRecords(records);
+      });
+    } finally {
+      clearInterval(ramp);
+      for (const t of this.#timers) clearTimeout(t);
+    }
+    return this.#end;
+  }
+
+  /** The failure gate: too many failures once enough requests are in, and the phase ends now. */
+  #gate(records: RequestRecord[]): void {
+    const threshold = this.#spec.failedThreshold;
+    if (threshold === undefined || this.#end !== "done") return;
+    for (const r of records) {
+      this.#completed++;
+      if (r.error) this.#failed++;
+    }
+    if (this.#completed >= this.#spec.armAfter && this.#failed / this.#completed > threshold) {
+      this.#end = "failed_threshold";
+      this.cancel();
+    }
+  }
+}

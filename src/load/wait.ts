@@ -1,0 +1,54 @@
+/**
+ * Waiting inside a Worker without losing precision: timers fire a millisecond or more late, so a
+ * send time is approached with a timer to shortly before it and a brief spin for the rest; and
+ * a concurrency cap is waited on with `Atomics.waitAsync`, woken the moment a slot frees.
+ */
+
+import { Ctl } from "./control.ts";
+
+/** Timers are trusted up to this close to the target; the rest is spun. */
+const SPIN_MS = 1.5;
+/** A long wait wakes at least this often to notice a stop. */
+const CHECK_MS = 50;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Resolves at `perfMs` (this thread's `performance.now()` time), or early with false when
+ * `stopped()` turns true. A target in the past resolves at once.
+ */
+export async function waitUntil(perfMs: number, stopped: () => boolean): Promise<boolean> {
+  for (;;) {
+    if (stopped()) return false;
+    const left = perfMs - performance.now();
+    if (left <= SPIN_MS) break;
+    await sleep(Math.min(left - SPIN_MS, CHECK_MS));
+  }
+  // The spin is at most SPIN_MS long: the Worker's other requests wait that long at worst.
+  while (performance.now() < perfMs) { /* spin */ }
+  return true;
+}
+
+/**
+ * Takes one of the phase's concurrency places (ACTIVE < CAP), waiting while all are taken.
+ * Returns false when the phase stops first.
+ */
+export async function acquireSlot(ctl: Int32Array): Promise<boolean> {
+  for (;;) {
+    if (Atomics.load(ctl, Ctl.STOP) !== 0) return false;
+    const active = Atomics.load(ctl, Ctl.ACTIVE);
+    if (active < Atomics.load(ctl, Ctl.CAP)) {
+      if (Atomics.compareExchange(ctl, Ctl.ACTIVE, active, active + 1) === active) return true;
+      continue;
+    }
+    // Woken by releaseSlot; the timeout notices STOP and ramps that raise CAP.
+    const w = Atomics.waitAsync(ctl, Ctl.ACTIVE, active, CHECK_MS);
+    if (w.async) await w.value;
+  }
+}
+
+/** Gives back a place taken with {@link acquireSlot} and wakes one waiter. */
+export function releaseSlot(ctl: Int32Array): void {
+  Atomics.sub(ctl, Ctl.ACTIVE, 1);
+  Atomics.notify(ctl, Ctl.ACTIVE);
+}

@@ -1,0 +1,38 @@
+/** The end-of-run warnings AIPerf gives: answers of the wrong length, counts that disagree. */
+
+import { USAGE_DIFF_THRESHOLD_PCT } from "./definitions.ts";
+import type { Summary } from "./summary.ts";
+
+function scalar(summary: Summary, tag: string): number | undefined {
+  return summary.metrics.find((m) => m.tag === tag)?.avg;
+}
+
+/**
+ * Warnings for a finished run, one line each (empty when all is well): requests whose output
+ * length missed what they asked for (`osl_mismatch_count`), and server `usage` counts more than
+ * 10 % away from the tokenizer's (`usage_discrepancy_count`).
+ */
+export function runWarnings(summary: Summary): string[] {
+  const out: string[] = [];
+  const completed = scalar(summary, "request_count") ?? 0;
+  const osl = scalar(summary, "osl_mismatch_count");
+  if (osl !== undefined && osl > 0) {
+    const diff = summary.metrics.find((m) => m.tag === "osl_mismatch_diff_pct")?.avg;
+    out.push(
+      `warning: ${osl} of ${completed} requests got an output length differing from the ` +
+        `requested max tokens by more than min(5 %, 50 tokens)` +
+        (diff === undefined ? "" : ` (average ${diff.toFixed(1)} %)`) +
+        `; the server may stop early: ask for a fixed length (e.g. "ignore_eos": true, ` +
+        `"min_tokens"), or count with --use-server-token-count`,
+    );
+  }
+  const usage = scalar(summary, "usage_discrepancy_count");
+  if (usage !== undefined && usage > 0) {
+    out.push(
+      `warning: for ${usage} of ${completed} requests the server's usage token counts differ ` +
+        `from the tokenizer's by more than ${USAGE_DIFF_THRESHOLD_PCT} %; pass the model's ` +
+        `tokenizer with --tokenizer <path to tokenizer.json> so input and output counts agree`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,626 @@
+/**
+ * An HTTP/1.1 client over `Deno.connect` / `Deno.connectTls`, with the same contract as
+ * `send` in send.ts (never throws; one timestamp per network read, taken before parsing).
+ *
+ * Why it exists: Deno's `fetch` hands JavaScript one promise per streamed HTTP chunk, which caps
+ * a thread at about 16k SSE events/s and inflates inter-token latency long before that. Here one
+ * read fills a large buffer with many chunks, the chunked framing is removed in place, and all
+ * the events a read completed are parsed at once.
+ *
+ * Connections are kept alive per origin; each request has one connection to itself and gives it
+ * back only after its answer was read to the end (so a connection is never shared mid-answer).
+ */
+
+import {
+  applyBody,
+  emptyResult,
+  errorText,
+  EventReader,
+  failure,
+  finishAnswer,
+  httpError,
+  type ReadState,
+  requestAbort,
+  type SendOptions,
+  type SendResult,
+  streamEnded,
+} from "./send.ts";
+import { SseParser } from "./sse.ts";
+
+/** A transport: `send` as in send.ts, plus `close` to drop the idle connections it keeps. */
+export interface Transport {
+  /** Sends one request and reads the whole answer. Never throws. */
+  send(opts: SendOptions): Promise<SendResult>;
+  /** Closes every idle connection; requests in flight finish on theirs, which are then closed. */
+  close(): void;
+}
+
+/** Options of {@link createHttp1Transport}. */
+export interface Http1Options {
+  /** Extra PEM root certificates trusted for `https://` (self-signed test servers). */
+  caCerts?: string[];
+  /** Size of each connection's read buffer; one read takes at most this many bytes. */
+  readBufferBytes?: number;
+}
+
+/** Headers larger than this are refused: a server sending more is not speaking HTTP to us. */
+const MAX_HEAD_BYTES = 64 * 1024;
+const DEFAULT_READ_BUFFER = 64 * 1024;
+
+const CR = 13;
+const LF = 10;
+
+const encoder = new TextEncoder();
+const latin1 = new TextDecoder("latin1");
+const utf8 = new TextDecoder();
+
+/** A request error that is the server's fault (malformed answer), not the network's. */
+class ProtocolError extends Error {}
+
+/** One open connection and its read buffer. */
+class Connection {
+  conn: Deno.Conn;
+  buf: Uint8Array;
+  /** Unread bytes are `buf[start, end)`. */
+  start = 0;
+  end = 0;
+  closed = false;
+  /** Requests answered on this connection (0 = fresh). */
+  uses = 0;
+
+  constructor(conn: Deno.Conn, bufferBytes: number) {
+    this.conn = conn;
+    this.buf = new Uint8Array(bufferBytes);
+  }
+
+  /** Reads more bytes after the unread ones; false at end of stream. */
+  async fill(): Promise<boolean> {
+    if (this.start === this.end) {
+      this.start = 0;
+      this.end = 0;
+    } else if (this.end === this.buf.length) {
+      if (this.start === 0) {
+        // Unread bytes fill the buffer (a huge header or chunk-size line): grow it.
+        const bigger = new Uint8Array(this.buf.length * 2);
+        bigger.set(this.buf);
+        this.buf = bigger;
+      } else {
+        this.buf.copyWithin(0, this.start, this.end);
+        this.end -= this.start;
+        this.start = 0;
+      }
+    }
+    const n = await this.conn.read(this.buf.subarray(this.end));
+    if (n === null) return false;
+    this.end += n;
+    return true;
+  }
+
+  async writeAll(bytes: Uint8Array): Promise<void> {
+    let off = 0;
+    while (off < bytes.length) off += await this.conn.write(bytes.subarray(off));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.conn.close();
+    } catch { /* already closed by the peer */ }
+  }
+}
+
+/** Where requests go: one pool of idle connections per origin. */
+interface Origin {
+  key: string;
+  tls: boolean;
+  hostname: string;
+  port: number;
+  /** The `Host` header value. */
+  host: string;
+}
+
+/** The parsed status line and the headers that decide how the body is read. */
+interface Head {
+  status: number;
+  statusText: string;
+  contentType: string;
+  /** -1 when absent. */
+  contentLength: number;
+  chunked: boolean;
+  /** The server keeps the connection open after this answer. */
+  keepAlive: boolean;
+}
+
+/** Body framing: how many bytes to expect, or where the chunked decoder stands. */
+const enum Chunk {
+  SIZE,
+  DATA,
+  DATA_END,
+  TRAILER,
+  DONE,
+}
+
+/**
+ * Reads a body off a connection, passing its content (framing removed) to `onData` one network
+ * read at a time. The content handed over lives in the connection's buffer and is only valid
+ * during the call.
+ */
+class BodyReader {
+  #c: Connection;
+  #head: Head;
+  /** Bytes still expected: a Content-Length body's rest, or the current chunk's. */
+  #remaining: number;
+  #chunk: Chunk = Chunk.SIZE;
+
+  constructor(c: Connection, head: Head) {
+    this.#c = c;
+    this.#head = head;
+    this.#remaining = head.chunked ? 0 : head.contentLength;
+  }
+
+  /** True when the body was read to its end (the connection may be reused). */
+  get complete(): boolean {
+    return this.#head.chunked ? this.#chunk === Chunk.DONE : this.#remaining === 0;
+  }
+
+  /**
+   * Processes the buffered bytes, then reads until the body ends or `onData` returns false.
+   * `beforeRead` stamps each read's arrival; `onData` gets the content of one read.
+   * @returns false when `onData` asked to stop.
+   */
+  async read(stamp: () => void, onData: (bytes: Uint8Array) => boolean): Promise<boolean> {
+    const c = this.#c;
+    const untilClose = !this.#head.chunked && this.#head.contentLength < 0;
+    let first = true;
+    for (;;) {
+      if (!first || c.start === c.end) {
+        if (this.complete && !untilClose) return true;
+        const more = await c.fill();
+        if (!more) {
+          if (untilClose) return true;
+          throw new Error("the server closed the connection before the answer ended");
+        }
+      }
+      // Bytes that came with the headers arrived with them: stamp them now too.
+      stamp();
+      first = false;
+      const content = this.#head.chunked ? this.#dechunk() : this.#plain(untilClose);
+      if (content.length > 0 && !onData(content)) return false;
+      if (this.complete && !untilClose) return true;
+    }
+  }
+
+  #plain(untilClose: boolean): Uint8Array {
+    const c = this.#c;
+    let n = c.end - c.start;
+    if (!untilClose && n > this.#remaining) n = this.#remaining;
+    const out = c.buf.subarray(c.start, c.start + n);
+    c.start += n;
+    if (!untilClose) this.#remaining -= n;
+    return out;
+  }
+
+  /** Removes chunk framing from the buffered bytes in place; returns the content found. */
+  #dechunk(): Uint8Array {
+    const c = this.#c;
+    const buf = c.buf;
+    const from = c.start;
+    let w = from;
+    let p = from;
+    const end = c.end;
+    while (p < end && this.#chunk !== Chunk.DONE) {
+      if (this.#chunk === Chunk.DATA) {
+        let n = end - p;
+        if (n > this.#remaining) n = this.#remaining;
+        if (w !== p) buf.copyWithin(w, p, p + n);
+        w += n;
+        p += n;
+        this.#remaining -= n;
+        if (this.#remaining === 0) this.#chunk = Chunk.DATA_END;
+        continue;
+      }
+      // The other states read whole lines; an incomplete one waits for the next read.
+      const lf = buf.indexOf(LF, p);
+      if (lf === -1 || lf >= end) break;
+      const lineEnd = lf > p && buf[lf - 1] === CR ? lf - 1 : lf;
+      if (this.#chunk === Chunk.SIZE) {
+        const size = parseChunkSize(buf, p, lineEnd);
+        p = lf + 1;
+        if (size === 0) this.#chunk = Chunk.TRAILER;
+        else {
+          this.#remaining = size;
+          this.#chunk = Chunk.DATA;
+        }
+      } else if (this.#chunk === Chunk.DATA_END) {
+        if (lineEnd !== p) {
+          throw new ProtocolError("malformed chunked body: no line end after a chunk");
+        }
+        p = lf + 1;
+        this.#chunk = Chunk.SIZE;
+      } else {
+        // Trailer fields are ignored; the empty line ends the body.
+        if (lineEnd === p) this.#chunk = Chunk.DONE;
+        p = lf + 1;
+      }
+    }
+    // An incomplete framing line stays at `buf[p, end)` for the next read; the content was
+    // moved down to `buf[from, w)`, which is never past it.
+    c.start = p;
+    return buf.subarray(from, w);
+  }
+}
+
+/** Parses a chunk-size line (hex digits, optional `;extensions`). */
+function parseChunkSize(buf: Uint8Array, from: number, to: number): number {
+  let size = 0;
+  let digits = 0;
+  for (let i = from; i < to; i++) {
+    const ch = buf[i];
+    let v: number;
+    if (ch >= 48 && ch <= 57) v = ch - 48;
+    else if (ch >= 97 && ch <= 102) v = ch - 87;
+    else if (ch >= 65 && ch <= 70) v = ch - 55;
+    else if (ch === 59 || ch === 32 || ch === 9) break; // `;ext` or whitespace
+    else throw new ProtocolError("malformed chunked body: bad chunk size");
+    size = size * 16 + v;
+    digits++;
+  }
+  if (digits === 0 || digits > 12) {
+    throw new ProtocolError("malformed chunked body: bad chunk size");
+  }
+  return size;
+}
+
+/** Finds `\r\n\r\n` (or `\n\n`) in `buf[from, to)`; returns the index after it, or -1. */
+function headEnd(buf: Uint8Array, from: number, to: number): number {
+  let i = buf.indexOf(LF, from);
+  while (i !== -1 && i < to) {
+    const next = i + 1;
+    if (next < to && buf[next] === LF) return next + 1;
+    if (next + 1 < to && buf[next] === CR && buf[next + 1] === LF) return next + 2;
+    i = buf.indexOf(LF, next);
+  }
+  return -1;
+}
+
+/** Parses the status line and headers in `text` (without the final blank line). */
+function parseHead(text: string): Head {
+  const lines = text.split(/\r?\n/);
+  const m = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/.exec(lines[0]);
+  if (!m) {
+    throw new ProtocolError(`not an HTTP/1.x answer: ${JSON.stringify(lines[0].slice(0, 60))}`);
+  }
+  const http10 = m[1] === "0";
+  const head: Head = {
+    status: Number(m[2]),
+    statusText: m[3] ?? "",
+    contentType: "",
+    contentLength: -1,
+    chunked: false,
+    keepAlive: !http10,
+  };
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.length === 0) continue;
+    const colon = line.indexOf(":");
+    if (colon <= 0) {
+      throw new ProtocolError(`malformed header line: ${JSON.stringify(line.slice(0, 60))}`);
+    }
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    switch (name) {
+      case "content-type":
+        head.contentType = value;
+        break;
+      case "content-length": {
+        const n = Number(value);
+        if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
+          throw new ProtocolError(`bad Content-Length: ${JSON.stringify(value)}`);
+        }
+        head.contentLength = n;
+        break;
+      }
+      case "transfer-encoding":
+        if (value.toLowerCase().split(",").map((s) => s.trim()).includes("chunked")) {
+          head.chunked = true;
+        }
+        break;
+      case "connection": {
+        const tokens = value.toLowerCase().split(",").map((s) => s.trim());
+        if (tokens.includes("close")) head.keepAlive = false;
+        else if (tokens.includes("keep-alive")) head.keepAlive = true;
+        break;
+      }
+    }
+  }
+  // No body by definition: 1xx, 204, 304.
+  if (head.status === 204 || head.status === 304 || head.status < 200) {
+    head.contentLength = 0;
+    head.chunked = false;
+  }
+  // A body that ends with the connection cannot leave it reusable.
+  if (!head.chunked && head.contentLength < 0) head.keepAlive = false;
+  return head;
+}
+
+/** Header names this transport writes itself (a user's value for them would break framing). */
+const OWN_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
+
+/** The request head; throws on a header that could not be sent as is. */
+function requestHead(
+  url: URL,
+  origin: Origin,
+  headers: Record<string, string>,
+  bodyLength: number,
+): string {
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n`;
+  let hasHost = false;
+  let hasAuth = false;
+  for (const name in headers) {
+    const value = String(headers[name]);
+    const lower = name.toLowerCase();
+    if (OWN_HEADERS.has(lower)) continue;
+    if (lower === "host") hasHost = true;
+    if (lower === "authorization") hasAuth = true;
+    if (/[\r\n\0]/.test(value) || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+      throw new TypeError(`header ${JSON.stringify(name)} has an invalid name or value`);
+    }
+    head += `${name}: ${value}\r\n`;
+  }
+  if (!hasHost) head += `host: ${origin.host}\r\n`;
+  if (!hasAuth && (url.username || url.password)) {
+    // As fetch does: credentials in the URL become Basic authentication.
+    const cred = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    head += `authorization: Basic ${btoa(String.fromCharCode(...encoder.encode(cred)))}\r\n`;
+  }
+  head += `content-length: ${bodyLength}\r\n\r\n`;
+  return head;
+}
+
+/** Creates an HTTP/1.1 transport with its own keep-alive connection pools. */
+export function createHttp1Transport(options: Http1Options = {}): Transport {
+  const bufferBytes = options.readBufferBytes ?? DEFAULT_READ_BUFFER;
+  const idle = new Map<string, Connection[]>();
+  const origins = new Map<string, Origin>();
+  const active = new Set<Connection>();
+  let closed = false;
+
+  function originOf(url: URL): Origin {
+    const key = `${url.protocol}//${url.host}`;
+    let o = origins.get(key);
+    if (!o) {
+      const tls = url.protocol === "https:";
+      if (!tls && url.protocol !== "http:") {
+        throw new TypeError(`unsupported URL scheme ${JSON.stringify(url.protocol)}`);
+      }
+      // URL keeps IPv6 hosts in brackets; the socket wants them bare.
+      const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
+      o = {
+        key,
+        tls,
+        hostname,
+        port: url.port ? Number(url.port) : tls ? 443 : 80,
+        host: url.host,
+      };
+      origins.set(key, o);
+    }
+    return o;
+  }
+
+  async function connect(o: Origin): Promise<Connection> {
+    const conn = o.tls
+      ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: options.caCerts })
+      : await Deno.connect({ hostname: o.hostname, port: o.port });
+    if (!o.tls) (conn as Deno.TcpConn).setNoDelay(true);
+    return new Connection(conn, bufferBytes);
+  }
+
+  function takeIdle(o: Origin): Connection | undefined {
+    const list = idle.get(o.key);
+    while (list && list.length > 0) {
+      const c = list.pop()!;
+      if (!c.closed) return c;
+    }
+    return undefined;
+  }
+
+  function giveBack(o: Origin, c: Connection): void {
+    active.delete(c);
+    if (closed || c.closed) {
+      c.close();
+      return;
+    }
+    let list = idle.get(o.key);
+    if (!list) idle.set(o.key, list = []);
+    list.push(c);
+  }
+
+  async function send(opts: SendOptions): Promise<SendResult> {
+    const r = emptyResult();
+    const timeout = requestAbort(opts.timeoutMs, opts.signal);
+    let c: Connection | null = null;
+    // Closing the socket is how a pending read is interrupted.
+    const onAbort = () => c?.close();
+    timeout.signal.addEventListener("abort", onAbort, { once: true });
+    let phase: "stream" | "body" | null = null;
+    let o: Origin | null = null;
+    try {
+      r.startPerf = performance.now();
+      if (timeout.signal.aborted) throw timeout.signal.reason;
+      const url = new URL(opts.url);
+      o = originOf(url);
+      const bodyBytes = typeof opts.body === "string" ? encoder.encode(opts.body) : opts.body;
+      const headText = requestHead(url, o, opts.headers, bodyBytes.length);
+      const message = new Uint8Array(headText.length + bodyBytes.length);
+      // The head is ASCII (validated above), so one byte per character.
+      encoder.encodeInto(headText, message);
+      message.set(bodyBytes, headText.length);
+
+      let head: Head | null = null;
+      // A kept-alive connection the server closed meanwhile fails before any answer byte:
+      // that one attempt is retried on a fresh connection.
+      for (let attempt = 0; head === null; attempt++) {
+        const reused = takeIdle(o);
+        c = reused ?? await abortable(connect(o), timeout.signal);
+        active.add(c);
+        try {
+          await c.writeAll(message);
+          head = await readHead(c);
+        } catch (e) {
+          if (reused && attempt === 0 && c.start === c.end && !timeout.signal.aborted) {
+            active.delete(c);
+            c.close();
+            continue;
+          }
+          throw e;
+        }
+      }
+      c!.uses++;
+      r.ackPerf = performance.now();
+      r.httpStatus = head.status;
+      const conn = c!;
+      const body = new BodyReader(conn, head);
+      const state: ReadState = { done: false, answered: false };
+      const ok = head.status >= 200 && head.status < 300;
+      const sse = ok && opts.streaming && !head.contentType.includes("application/json");
+
+      let finished: boolean;
+      if (sse) {
+        phase = "stream";
+        const events = new EventReader(r, state, opts.endpoint);
+        const parser = new SseParser(events.onEvent);
+        finished = await body.read(() => {
+          events.at = performance.now();
+        }, (bytes) => {
+          parser.push(bytes);
+          return !events.stop;
+        });
+        if (finished) {
+          events.at = performance.now();
+          parser.end();
+        }
+        r.endPerf = performance.now();
+        if (!events.stop) streamEnded(r, state, opts.endpoint);
+        finished = finished && !events.stop;
+      } else {
+        phase = "body";
+        const parts: Uint8Array[] = [];
+        finished = await body.read(() => {}, (bytes) => {
+          parts.push(bytes.slice());
+          return true;
+        });
+        r.endPerf = performance.now();
+        const text = utf8.decode(concat(parts));
+        if (ok) applyBody(r, state, opts.endpoint, text);
+        else httpError(r, head.status, head.statusText, text);
+      }
+      if (ok) finishAnswer(r, state, opts.endpoint);
+
+      // Reuse only a connection whose answer was read to its end.
+      if (finished && body.complete && head.keepAlive && conn.start === conn.end) {
+        giveBack(o, conn);
+      } else {
+        active.delete(conn);
+        conn.close();
+      }
+      c = null;
+    } catch (e) {
+      r.endPerf = performance.now();
+      if (c) {
+        active.delete(c);
+        c.close();
+      }
+      if (e instanceof ProtocolError && !timeout.signal.aborted) {
+        r.error = { code: 502, type: "InvalidResponse", message: e.message };
+      } else {
+        r.error = failure(
+          e instanceof Error ? e : new Error(errorText(e)),
+          timeout,
+          opts.signal,
+          opts.timeoutMs,
+          r,
+          phase,
+        );
+      }
+    } finally {
+      timeout.signal.removeEventListener("abort", onAbort);
+      timeout.release();
+    }
+    return r;
+  }
+
+  return {
+    send,
+    close() {
+      closed = true;
+      for (const list of idle.values()) for (const c of list) c.close();
+      idle.clear();
+    },
+  };
+}
+
+/**
+ * Waits for a new connection unless `signal` aborts first (connecting cannot be cancelled:
+ * a connection that opens after the abort is closed at once).
+ */
+function abortable(pending: Promise<Connection>, signal: AbortSignal): Promise<Connection> {
+  if (signal.aborted) {
+    pending.then((c) => c.close(), () => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      pending.then((c) => c.close(), () => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then((c) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) c.close();
+      else resolve(c);
+    }, (e) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(e);
+    });
+  });
+}
+
+/** Reads and parses the response head, skipping `100 Continue`-style interim answers. */
+async function readHead(c: Connection): Promise<Head> {
+  for (;;) {
+    let endAt = headEnd(c.buf, c.start, c.end);
+    while (endAt === -1) {
+      if (c.end - c.start > MAX_HEAD_BYTES) {
+        throw new ProtocolError(`response headers larger than ${MAX_HEAD_BYTES} bytes`);
+      }
+      if (!await c.fill()) {
+        throw new Error(
+          c.end === c.start
+            ? "the server closed the connection without answering"
+            : "the server closed the connection in the middle of the headers",
+        );
+      }
+      // Heads are small: searching them again from the start costs little.
+      endAt = headEnd(c.buf, c.start, c.end);
+    }
+    const text = latin1.decode(c.buf.subarray(c.start, endAt)).replace(/\r?\n\r?\n$/, "");
+    c.start = endAt;
+    const head = parseHead(text);
+    if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
+    return head;
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * Which transport a run uses: `--transport auto | fetch | http1`, resolved once on the main
+ * thread (it alone reads the environment) and carried to Workers in the plan.
+ */
+
+import { createHttp1Transport, type Transport } from "./http1.ts";
+import { send } from "./send.ts";
+
+/** The `--transport` values. */
+export type TransportChoice = "auto" | "fetch" | "http1";
+
+/** A transport a plan names: `auto` already decided. */
+export type TransportKind = "fetch" | "http1";
+
+/** The variables fetch reads a proxy from; the HTTP/1.1 client does not speak to proxies. */
+export const PROXY_ENV = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+];
+
+/**
+ * Decides `auto`: the HTTP/1.1 client (several times cheaper per streamed event) for plain
+ * `http://` and `https://` URLs, fetch when a proxy is configured, since fetch honours it.
+ * @param env reads one variable; undefined when unset or unreadable.
+ */
+export function resolveTransport(
+  choice: TransportChoice,
+  url: string,
+  env: (name: string) => string | undefined = readEnv,
+): TransportKind {
+  if (choice !== "auto") return choice;
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    return "fetch";
+  }
+  if (protocol !== "http:" && protocol !== "https:") return "fetch";
+  for (const name of PROXY_ENV) if (env(name)) return "fetch";
+  return "http1";
+}
+
+/** Reads a variable without prompting; an unreadable one counts as set (fetch is the safe pick). */
+function readEnv(name: string): string | undefined {
+  try {
+    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+      return "unknown";
+    }
+    return Deno.env.get(name);
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Creates the transport a plan names; fetch needs no state, http1 keeps connection pools. */
+export function createTransport(kind: TransportKind | undefined): Transport {
+  if (kind === "http1") return createHttp1Transport();
+  return { send, close() {} };
+}

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import type { Io } from "../../src/cli/io.ts";
+import { outputIo, progressMode, resultText } from "../../src/cli/output.ts";
+
+const summary = { table: "TABLE\n", json: '{"a":1}' };
+
+Deno.test("stdout carries the table, or the JSON alone", () => {
+  const base = { outputFormat: "table", quiet: false, ui: "progress" } as const;
+  assert.equal(resultText(base, summary), "TABLE\n");
+  assert.equal(resultText({ ...base, outputFormat: "json" }, summary), '{"a":1}\n');
+  assert.equal(resultText({ ...base, quiet: true }, summary), "");
+  assert.equal(resultText({ ...base, quiet: true, outputFormat: "json" }, summary), '{"a":1}\n');
+  assert.equal(progressMode(base), "progress");
+  assert.equal(progressMode({ ...base, quiet: true }), "none");
+});
+
+Deno.test("--quiet keeps only errors and warnings on stderr", () => {
+  const err: string[] = [];
+  const io: Io = {
+    stdout: () => {},
+    stderr: (t) => err.push(t),
+    env: () => undefined,
+    isTerminal: false,
+  };
+  const q = outputIo(io, { quiet: true });
+  q.stderr("artifacts: x\n");
+  q.stderr("error: boom\n");
+  q.stderr("warning: hm\n");
+  assert.deepEqual(err, ["error: boom\n", "warning: hm\n"]);
+  assert.equal(outputIo(io, { quiet: false }), io);
+});

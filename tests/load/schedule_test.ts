@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { startMockServer } from "../../src/mock/server.ts";
+import { createControl, Ctl, UNCAPPED } from "../../src/load/control.ts";
+import { fixedTiming } from "../../src/load/phases.ts";
+import type { PhasePlan, PlannedConversation } from "../../src/load/plan.ts";
+import type { RequestRecord } from "../../src/load/record.ts";
+import { InFlight, runSlots } from "../../src/load/slots.ts";
+import type { LoadConfig } from "../../src/load/phases.ts";
+
+const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
+
+function conv(id: string, timestampsMs?: number[], turns = 1): PlannedConversation {
+  return { sessionId: id, bodies: new Array(turns).fill(body), timestampsMs };
+}
+
+/** Runs one phase in this thread (no Worker) and returns its records. */
+async function run(
+  url: string,
+  conversations: PlannedConversation[],
+  plan: Partial<PhasePlan>,
+  cap = UNCAPPED,
+): Promise<{ records: RequestRecord[]; startNs: bigint }> {
+  const control = createControl();
+  Atomics.store(control, Ctl.CAP, cap);
+  const startEpochMs = performance.timeOrigin + performance.now() + 20;
+  const records: RequestRecord[] = [];
+  await runSlots({
+    workerId: 0,
+    slots: 1,
+    conversations,
+    control,
+    inFlight: new InFlight(),
+    sink: (r) => records.push(r),
+    plan: {
+      phase: "profiling",
+      url: `${url}/v1/chat/completions`,
+      headers: { "Content-Type": "application/json" },
+      endpointType: "chat",
+      streaming: false,
+      timeoutMs: 10_000,
+      requestLimit: 1000,
+      conversationLimit: conversations.length,
+      sampling: "sequential",
+      seed: 1,
+      startEpochMs,
+      ...plan,
+    },
+  });
+  return { records, startNs: BigInt(Math.round(startEpochMs * 1000)) * 1000n };
+}
+
+/** Intended send time of a record, ms after the phase start (to the µs). */
+const offsetMs = (r: RequestRecord, startNs: bigint) =>
+  Math.round(Number(r.intendedStartNs! - startNs) / 1000) / 1000;
+
+Deno.test("a fixed schedule sends each conversation at its timestamp, in timestamp order", async () => {
+  const server = await startMockServer({ outputTokens: 2 });
+  try {
+    const conversations = [
+      conv("c", [1090]),
+      conv("a", [1000]),
+      conv("d", [5000]), // outside the end offset
+      conv("b", [1040]),
+    ];
+    const cfg = {
+      fixedScheduleAutoOffset: true,
+      fixedScheduleEndOffset: 2000,
+    } as LoadConfig;
+    const { turns, ...timing } = fixedTiming(cfg, conversations);
+    assert.equal(turns, 3);
+    assert.deepEqual(timing.order, [1, 3, 0]);
+    assert.deepEqual(timing.offsetsMs, [0, 40, 90]);
+    const { records, startNs } = await run(server.url, conversations, {
+      timing,
+      conversationLimit: 3,
+    });
+    assert.deepEqual(records.map((r) => r.conversationId), ["a", "b", "c"]);
+    // The intended time is the recorded one, exactly (µs rounding aside).
+    for (const r of records) {
+      assert.ok(Math.abs(offsetMs(r, startNs) - timing.offsetsMs[r.sessionNum]) < 0.002);
+      // Never sent before its time.
+      assert.ok(r.startNs >= r.intendedStartNs!, "sent early");
+      assert.equal(r.error, null);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("at a concurrency cap a request waits, and keeps its scheduled time as intended", async () => {
+  const server = await startMockServer({ ttftMs: 40, outputTokens: 1 });
+  try {
+    const conversations = [conv("a"), conv("b"), conv("c")];
+    const { records, startNs } = await run(server.url, conversations, {
+      timing: {
+        mode: "rate",
+        schedule: { rate: 100, pattern: "constant", smoothness: 1, rampMs: 0, seed: 1 },
+      },
+      maxConcurrency: 1,
+    }, 1);
+    assert.equal(records.length, 3);
+    records.sort((x, y) => x.sessionNum - y.sessionNum);
+    records.forEach((r, i) => assert.ok(Math.abs(offsetMs(r, startNs) - 10 * i) < 0.002));
+    for (let i = 1; i < records.length; i++) {
+      const prevEnd = records[i - 1].startNs + BigInt(Math.round(records[i - 1].endNs));
+      // Sent only after the one holding the single place finished: the wait shows as lag.
+      assert.ok(records[i].startNs >= prevEnd, `request ${i} overlapped the previous one`);
+      assert.ok(records[i].startNs - records[i].intendedStartNs! > 20_000_000n);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("request cancellation aborts the chosen share after the delay, recorded as 499", async () => {
+  const server = await startMockServer({ ttftMs: 2000, outputTokens: 1 });
+  try {
+    const conversations = [conv("a"), conv("b"), conv("c"), conv("d")];
+    const { records } = await run(server.url, conversations, {
+      cancelPercent: 100,
+      cancelDelayMs: 50,
+    }, 4);
+    // One slot, closed loop: four requests each cancelled 50 ms in.
+    assert.equal(records.length, 4);
+    for (const r of records) {
+      assert.equal(r.cancelled, true);
+      assert.equal(r.error?.code, 499);
+      assert.ok(r.endNs >= 45e6 && r.endNs < 1500e6, `ended at ${r.endNs / 1e6} ms`);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("later turns honour their delay scaled by the session delay ratio", async () => {
+  const server = await startMockServer({ outputTokens: 1 });
+  try {
+    const c: PlannedConversation = { sessionId: "s", bodies: [body, body], delaysMs: [0, 100] };
+    const { records } = await run(server.url, [c], { delayRatio: 0.5 }, 1);
+    assert.equal(records.length, 2);
+    const [a, b] = records;
+    const gapMs = Number(b.startNs - (a.startNs + BigInt(Math.round(a.endNs)))) / 1e6;
+    assert.ok(gapMs >= 49, `second turn ${gapMs} ms after the first answer`);
+    // Intended = end of the previous answer + the scaled delay, so the lag is the client's only.
+    assert.ok(b.intendedStartNs! >= a.startNs + BigInt(Math.round(a.endNs)) + 49_000_000n);
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,229 @@
+/** What only the HTTP/1.1 client does: framing edge cases and connection handling. */
+import assert from "node:assert/strict";
+import { createHttp1Transport } from "../../src/transport/http1.ts";
+import type { SendOptions } from "../../src/transport/send.ts";
+import { chatEndpoint } from "../../src/endpoints/chat.ts";
+
+const enc = new TextEncoder();
+
+function chunk(content: string): string {
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+}
+
+function opts(url: string, extra: Partial<SendOptions> = {}): SendOptions {
+  return {
+    url,
+    headers: { "content-type": "application/json" },
+    body: '{"stream":true}',
+    streaming: true,
+    endpoint: chatEndpoint,
+    timeoutMs: 5000,
+    ...extra,
+  };
+}
+
+/** A raw server: `answer` gets each request's head and body text and writes the reply. */
+function rawServer(answer: (conn: Deno.Conn, request: string, n: number) => Promise<boolean>) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let accepted = 0;
+  let requests = 0;
+  const tasks: Promise<void>[] = [];
+  const handle = async (conn: Deno.Conn) => {
+    const buf = new Uint8Array(65536);
+    let got = "";
+    try {
+      for (;;) {
+        const n = await conn.read(buf);
+        if (n === null) break;
+        got += new TextDecoder().decode(buf.subarray(0, n));
+        const at = got.indexOf("\r\n\r\n");
+        if (at === -1) continue;
+        const len = Number(/content-length: *(\d+)/i.exec(got)?.[1] ?? 0);
+        if (got.length - at - 4 < len) continue;
+        const request = got.slice(0, at + 4 + len);
+        got = got.slice(at + 4 + len);
+        if (!await answer(conn, request, requests++)) break;
+      }
+    } catch { /* the client went away */ }
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  };
+  const loop = (async () => {
+    for await (const conn of listener) {
+      accepted++;
+      tasks.push(handle(conn));
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}/v1/chat/completions?x=1`,
+    accepted: () => accepted,
+    async close() {
+      listener.close();
+      await loop.catch(() => {});
+      await Promise.all(tasks);
+    },
+  };
+}
+
+const SSE_HEAD =
+  "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+
+function chunked(text: string): string {
+  return enc.encode(text).length.toString(16) + "\r\n" + text + "\r\n";
+}
+
+Deno.test("http1: request line, Host, Content-Length and the given headers are written", async () => {
+  let seen = "";
+  const srv = rawServer(async (conn, request) => {
+    seen = request;
+    await conn.write(
+      enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
+    );
+    return true;
+  });
+  const t = createHttp1Transport();
+  try {
+    const r = await t.send(opts(srv.url, { headers: { "X-Api": "k", "content-length": "999" } }));
+    assert.equal(r.error, null);
+    const port = new URL(srv.url).port;
+    assert.match(seen, /^POST \/v1\/chat\/completions\?x=1 HTTP\/1\.1\r\n/);
+    assert.match(seen, new RegExp(`\r\nhost: 127\\.0\\.0\\.1:${port}\r\n`));
+    assert.match(seen, /\r\nX-Api: k\r\n/);
+    assert.match(seen, /\r\ncontent-length: 15\r\n/);
+    assert.ok(!seen.includes("999"));
+    assert.ok(seen.endsWith('\r\n\r\n{"stream":true}'));
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: chunk framing split byte by byte across reads is decoded", async () => {
+  const body = chunked(chunk("a") + chunk("é")) + chunked(chunk("c")) +
+    chunked("data: [DONE]\n\n") + "0\r\n\r\n";
+  const srv = rawServer(async (conn) => {
+    const bytes = enc.encode(SSE_HEAD + body);
+    for (let i = 0; i < bytes.length; i += 3) {
+      await conn.write(bytes.subarray(i, i + 3));
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    return true;
+  });
+  const t = createHttp1Transport({ readBufferBytes: 16 });
+  try {
+    const r = await t.send(opts(srv.url));
+    assert.equal(r.error, null);
+    assert.equal(r.outputText, "aéc");
+    // The connection ended cleanly and is reused.
+    const again = await t.send(opts(srv.url));
+    assert.equal(again.error, null);
+    assert.equal(srv.accepted(), 1);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: Connection: close and bodies read until close are not reused", async () => {
+  const srv = rawServer(async (conn, _req, n) => {
+    const json = JSON.stringify({ choices: [{ message: { content: `n${n}` } }] });
+    await conn.write(enc.encode(
+      n % 2 === 0
+        ? `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${json.length}\r\n\r\n${json}`
+        : `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n${json}`,
+    ));
+    return false;
+  });
+  const t = createHttp1Transport();
+  try {
+    for (let i = 0; i < 4; i++) {
+      const r = await t.send(opts(srv.url, { streaming: false }));
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, `n${i}`);
+    }
+    assert.equal(srv.accepted(), 4);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: a kept-alive connection the server closed is replaced transparently", async () => {
+  const srv = rawServer(async (conn) => {
+    const json = JSON.stringify({ choices: [{ message: { content: "x" } }] });
+    // Claims keep-alive, then closes after the answer (as an idle timeout would).
+    await conn.write(enc.encode(
+      `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\n\r\n${json}`,
+    ));
+    return false;
+  });
+  const t = createHttp1Transport();
+  try {
+    for (let i = 0; i < 3; i++) {
+      const r = await t.send(opts(srv.url, { streaming: false }));
+      assert.equal(r.error, null, `request ${i}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(srv.accepted(), 3);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: concurrent requests get one connection each", async () => {
+  const srv = rawServer(async (conn) => {
+    await new Promise((r) => setTimeout(r, 30));
+    await conn.write(enc.encode(SSE_HEAD + chunked(chunk("p") + "data: [DONE]\n\n") + "0\r\n\r\n"));
+    return true;
+  });
+  const t = createHttp1Transport();
+  try {
+    const rs = await Promise.all(Array.from({ length: 4 }, () => t.send(opts(srv.url))));
+    for (const r of rs) assert.equal(r.outputText, "p");
+    assert.equal(srv.accepted(), 4);
+    // Afterwards the four idle connections serve the next four.
+    await Promise.all(Array.from({ length: 4 }, () => t.send(opts(srv.url))));
+    assert.equal(srv.accepted(), 4);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: a malformed answer is an InvalidResponse record", async (t) => {
+  const answers: Record<string, string> = {
+    "status line": "SPDY/9 200 OK\r\n\r\n",
+    "chunk size":
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+    "content-length": "HTTP/1.1 200 OK\r\ncontent-length: ten\r\n\r\n",
+  };
+  let next = "";
+  const srv = rawServer(async (conn) => {
+    await conn.write(enc.encode(next));
+    return false;
+  });
+  const tr = createHttp1Transport();
+  try {
+    for (const [k, answer] of Object.entries(answers)) {
+      await t.step(k, async () => {
+        next = answer;
+        const r = await tr.send(opts(srv.url));
+        assert.equal(r.error?.type, "InvalidResponse", JSON.stringify(r.error));
+        assert.equal(r.error?.code, 502);
+      });
+    }
+  } finally {
+    tr.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: an invalid header value is refused without sending", async () => {
+  const t = createHttp1Transport();
+  const r = await t.send(opts("http://127.0.0.1:1/x", { headers: { "x-bad": "a\r\nb: c" } }));
+  assert.equal(r.error?.type, "ConnectionError");
+  assert.match(r.error!.message, /x-bad/);
+  t.close();
+});

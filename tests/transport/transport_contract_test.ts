@@ -1,0 +1,454 @@
+/**
+ * One contract, every transport: the same cases run against fetch (`send`) and the HTTP/1.1
+ * client, so either can be chosen without changing what a run reports.
+ */
+import assert from "node:assert/strict";
+import { send, type SendOptions, type SendResult } from "../../src/transport/send.ts";
+import { createHttp1Transport } from "../../src/transport/http1.ts";
+import { chatEndpoint } from "../../src/endpoints/chat.ts";
+
+const enc = new TextEncoder();
+
+/** A transport under test; `caCerts` trusts the test's self-signed certificate. */
+interface Subject {
+  name: string;
+  make(caCerts: string[]): { send(o: SendOptions): Promise<SendResult>; close(): void };
+}
+
+const subjects: Subject[] = [
+  {
+    name: "fetch",
+    make(caCerts) {
+      // fetch takes its roots from an HttpClient; `send` calls the global fetch, so this suite
+      // hands it one by wrapping fetch for the duration of a request.
+      const client = Deno.createHttpClient({ caCerts });
+      return {
+        async send(o) {
+          const original = globalThis.fetch;
+          globalThis.fetch =
+            ((input: RequestInfo | URL, init?: RequestInit) =>
+              original(input, { ...init, client } as RequestInit)) as typeof fetch;
+          try {
+            return await send(o);
+          } finally {
+            globalThis.fetch = original;
+          }
+        },
+        close: () => client.close(),
+      };
+    },
+  },
+  { name: "http1", make: (caCerts) => createHttp1Transport({ caCerts }) },
+];
+
+/**
+ * A self-signed CA and a server certificate for 127.0.0.1 signed by it, made once with openssl
+ * (TLS libraries refuse a CA certificate used as the server's own).
+ */
+let tlsPair: { cert: string; key: string; ca: string } | null = null;
+async function selfSigned(): Promise<{ cert: string; key: string; ca: string }> {
+  if (tlsPair) return tlsPair;
+  const dir = await Deno.makeTempDir();
+  const openssl = async (...args: string[]) => {
+    const out = await new Deno.Command("openssl", { args, stdout: "null", stderr: "piped" })
+      .output();
+    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  };
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  await openssl(
+    "req",
+    "-x509",
+    ...ec,
+    "-days",
+    "2",
+    "-subj",
+    "/CN=reprise test CA",
+    "-keyout",
+    `${dir}/ca.key`,
+    "-out",
+    `${dir}/ca.pem`,
+  );
+  await openssl(
+    "req",
+    "-x509",
+    ...ec,
+    "-days",
+    "2",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-CA",
+    `${dir}/ca.pem`,
+    "-CAkey",
+    `${dir}/ca.key`,
+    "-addext",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    "-addext",
+    "basicConstraints=critical,CA:FALSE",
+    "-keyout",
+    `${dir}/key.pem`,
+    "-out",
+    `${dir}/cert.pem`,
+  );
+  tlsPair = {
+    cert: await Deno.readTextFile(`${dir}/cert.pem`),
+    key: await Deno.readTextFile(`${dir}/key.pem`),
+    ca: await Deno.readTextFile(`${dir}/ca.pem`),
+  };
+  await Deno.remove(dir, { recursive: true });
+  return tlsPair;
+}
+
+interface TestServer {
+  url: string;
+  /** Distinct client connections seen. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+function serve(
+  handler: (req: Request) => Response | Promise<Response>,
+  tls?: { cert: string; key: string },
+): TestServer {
+  const ac = new AbortController();
+  const ports = new Set<number>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen() {}, ...tls },
+    (req, info) => {
+      ports.add((info.remoteAddr as Deno.NetAddr).port);
+      return handler(req);
+    },
+  );
+  return {
+    url: `${tls ? "https" : "http"}://127.0.0.1:${server.addr.port}/v1/chat/completions`,
+    connections: () => ports.size,
+    async close() {
+      ac.abort();
+      await server.finished;
+    },
+  };
+}
+
+/** A raw server for answers Deno.serve would not send: runs `answer` per accepted connection. */
+function rawServer(answer: (conn: Deno.Conn) => Promise<void>): {
+  url: string;
+  close(): Promise<void>;
+} {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const tasks: Promise<void>[] = [];
+  const loop = (async () => {
+    for await (const conn of listener) tasks.push(answer(conn).catch(() => {}));
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}/v1/chat/completions`,
+    async close() {
+      listener.close();
+      await loop.catch(() => {});
+      await Promise.all(tasks);
+    },
+  };
+}
+
+/** Reads one request (head and Content-Length body) off a raw connection; false at EOF. */
+async function readRequest(conn: Deno.Conn): Promise<boolean> {
+  const buf = new Uint8Array(65536);
+  let got = "";
+  for (;;) {
+    const n = await conn.read(buf);
+    if (n === null) return false;
+    got += new TextDecoder().decode(buf.subarray(0, n));
+    const at = got.indexOf("\r\n\r\n");
+    if (at === -1) continue;
+    const len = Number(/content-length: *(\d+)/i.exec(got)?.[1] ?? 0);
+    if (got.length - at - 4 >= len) return true;
+  }
+}
+
+function sseResponse(parts: string[], delays: number[], headers: HeadersInit = {}): Response {
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (let i = 0; i < parts.length; i++) {
+        if (delays[i]) await new Promise((r) => setTimeout(r, delays[i]));
+        if (cancelled) return;
+        controller.enqueue(enc.encode(parts[i]));
+      }
+      controller.close();
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream", ...headers } });
+}
+
+function chunk(content: string): string {
+  return `data: ${
+    JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })
+  }\n\n`;
+}
+
+const DONE = "data: [DONE]\n\n";
+
+function opts(url: string, extra: Partial<SendOptions> = {}): SendOptions {
+  return {
+    url,
+    headers: { "content-type": "application/json", "x-request-id": "r1" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }),
+    streaming: true,
+    endpoint: chatEndpoint,
+    timeoutMs: 5000,
+    ...extra,
+  };
+}
+
+for (const subject of subjects) {
+  const name = (s: string) => `transport contract (${subject.name}): ${s}`;
+
+  Deno.test(
+    name("SSE events are stamped per read, in order, after the server's delays"),
+    async () => {
+      const t = subject.make([]);
+      let seen: { body: string; id: string | null } | null = null;
+      const srv = serve(async (req) => {
+        seen = { body: await req.text(), id: req.headers.get("x-request-id") };
+        return sseResponse([chunk("Hel"), chunk("lo") + chunk("!"), DONE], [60, 20, 20]);
+      });
+      try {
+        const o = opts(srv.url);
+        const r = await t.send(o);
+        assert.equal(r.error, null);
+        assert.equal(r.httpStatus, 200);
+        assert.equal(r.outputText, "Hello!");
+        assert.equal(r.responsePerf.length, 3);
+        assert.ok(
+          r.responsePerf[0] - r.startPerf >= 55,
+          `first at ${r.responsePerf[0] - r.startPerf}`,
+        );
+        assert.ok(r.responsePerf[1] > r.responsePerf[0]);
+        // Two events written at once arrive in one read and share its stamp.
+        assert.equal(r.responsePerf[2], r.responsePerf[1]);
+        assert.ok(r.endPerf >= r.responsePerf[2]);
+        assert.deepEqual(seen, { body: o.body, id: "r1" });
+      } finally {
+        t.close();
+        await srv.close();
+      }
+    },
+  );
+
+  Deno.test(name("length-delimited and chunked bodies, streamed or whole"), async (t) => {
+    const tr = subject.make([]);
+    const json = JSON.stringify({ choices: [{ message: { content: "whole answer" } }] });
+    const srv = serve((req) => {
+      const k = new URL(req.url).searchParams.get("k");
+      if (k === "length-json") {
+        return new Response(json, { headers: { "content-type": "application/json" } });
+      }
+      if (k === "chunked-json") {
+        return new Response(
+          ReadableStream.from([enc.encode(json.slice(0, 10)), enc.encode(json.slice(10))]),
+          {
+            headers: { "content-type": "application/json" },
+          },
+        );
+      }
+      // An SSE answer with a Content-Length instead of chunks.
+      return new Response(chunk("sized") + DONE, {
+        headers: { "content-type": "text/event-stream" },
+      });
+    });
+    try {
+      for (const k of ["length-json", "chunked-json"]) {
+        await t.step(k, async () => {
+          const r = await tr.send(opts(`${srv.url}?k=${k}`, { streaming: false }));
+          assert.equal(r.error, null);
+          assert.equal(r.outputText, "whole answer");
+          assert.deepEqual(r.responsePerf, [r.endPerf]);
+        });
+      }
+      await t.step("length-sse", async () => {
+        const r = await tr.send(opts(`${srv.url}?k=length-sse`));
+        assert.equal(r.error, null);
+        assert.equal(r.outputText, "sized");
+      });
+    } finally {
+      tr.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("HTTP error statuses carry the status and the server's message"), async () => {
+    const t = subject.make([]);
+    const srv = serve((req) => {
+      const status = Number(new URL(req.url).searchParams.get("s"));
+      return new Response(JSON.stringify({ error: { message: `nope ${status}` } }), { status });
+    });
+    try {
+      for (const status of [400, 404, 429, 500, 503]) {
+        const r = await t.send(opts(`${srv.url}?s=${status}`));
+        assert.equal(r.httpStatus, status);
+        assert.deepEqual(r.error, { code: status, type: "HTTPError", message: `nope ${status}` });
+      }
+      // The connection stays usable after error answers.
+      const ok = await t.send(opts(srv.url + "?s=200", { streaming: false }));
+      assert.equal(ok.httpStatus, 200);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("sequential requests reuse one kept-alive connection"), async () => {
+    const t = subject.make([]);
+    const srv = serve(() => sseResponse([chunk("a"), DONE], [0, 0]));
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await t.send(opts(srv.url));
+        assert.equal(r.error, null);
+      }
+      assert.equal(srv.connections(), 1);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("a server closing mid-stream truncates, keeping what was read"), async () => {
+    const t = subject.make([]);
+    const srv = rawServer(async (conn) => {
+      await readRequest(conn);
+      const event = chunk("cut");
+      await conn.write(enc.encode(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n" +
+          event.length.toString(16) + "\r\n" + event + "\r\n" + '40\r\ndata: {"choi',
+      ));
+      await new Promise((r) => setTimeout(r, 20));
+      conn.close();
+    });
+    try {
+      const r = await t.send(opts(srv.url));
+      assert.equal(r.error?.type, "StreamTruncated");
+      assert.equal(r.error?.code, 502);
+      assert.equal(r.outputText, "cut");
+      assert.equal(r.httpStatus, 200);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("a whole body cut short is a ConnectionError"), async () => {
+    const t = subject.make([]);
+    const srv = rawServer(async (conn) => {
+      await readRequest(conn);
+      await conn.write(enc.encode(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"cho',
+      ));
+      await new Promise((r) => setTimeout(r, 20));
+      conn.close();
+    });
+    try {
+      const r = await t.send(opts(srv.url, { streaming: false }));
+      assert.equal(r.error?.type, "ConnectionError");
+      assert.equal(r.httpStatus, 200);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("timeout mid-stream keeps what was read"), async () => {
+    const t = subject.make([]);
+    const srv = serve(() => sseResponse([chunk("slow"), chunk("never")], [0, 3000]));
+    try {
+      const r = await t.send(opts(srv.url, { timeoutMs: 150 }));
+      assert.equal(r.error?.type, "Timeout");
+      assert.equal(r.error?.code, 408);
+      assert.equal(r.cancelled, false);
+      assert.equal(r.outputText, "slow");
+      assert.ok(r.endPerf - r.startPerf < 2000);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("timeout before the headers"), async () => {
+    const t = subject.make([]);
+    const srv = serve(async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      return Response.json({});
+    });
+    try {
+      const r = await t.send(opts(srv.url, { timeoutMs: 100 }));
+      assert.equal(r.error?.type, "Timeout");
+      assert.equal(r.httpStatus, null);
+      assert.equal(r.ackPerf, null);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("external abort cancels, keeping what was read"), async () => {
+    const t = subject.make([]);
+    const srv = serve(() => sseResponse([chunk("a"), chunk("b")], [0, 3000]));
+    try {
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(), 100);
+      const r = await t.send(opts(srv.url, { signal: ac.signal }));
+      clearTimeout(timer);
+      assert.equal(r.cancelled, true);
+      assert.deepEqual(r.error, { code: 499, type: "Cancelled", message: "request cancelled" });
+      assert.equal(r.outputText, "a");
+      const pre = await t.send(opts(srv.url, { signal: AbortSignal.abort() }));
+      assert.equal(pre.cancelled, true);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
+  Deno.test(name("a refused connection is a ConnectionError"), async () => {
+    const t = subject.make([]);
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = listener.addr.port;
+    listener.close();
+    try {
+      const r = await t.send(opts(`http://127.0.0.1:${port}/v1/chat/completions`));
+      assert.equal(r.error?.type, "ConnectionError");
+      assert.equal(r.error?.code, 0);
+      assert.equal(r.httpStatus, null);
+    } finally {
+      t.close();
+    }
+  });
+
+  Deno.test(name("TLS with a self-signed certificate"), async () => {
+    const pair = await selfSigned();
+    const t = subject.make([pair.ca]);
+    const srv = serve(() => sseResponse([chunk("secure"), DONE], [0, 10]), {
+      cert: pair.cert,
+      key: pair.key,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await t.send(opts(srv.url));
+        assert.equal(r.error, null);
+        assert.equal(r.outputText, "secure");
+      }
+      assert.equal(srv.connections(), 1);
+      // Without the certificate trusted, the connection is refused.
+      const untrusted = subject.make([]);
+      try {
+        const r = await untrusted.send(opts(srv.url));
+        assert.equal(r.error?.type, "ConnectionError");
+      } finally {
+        untrusted.close();
+      }
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+}
