@@ -47,26 +47,6 @@ export function runDirName(model: string, endpointType: string, concurrency: num
   return `${safe}-openai-${endpointType}-concurrency${concurrency}`;
 }
 
-/**
- * With `--streaming`, a payload that does not say whether to stream is asked to: `"stream":true`
- * is appended to its top-level object, the rest of its bytes untouched. A payload that sets
- * `stream` itself is sent as it is.
- */
-export function streamingBody(body: string, streaming: boolean): string {
-  if (!streaming) return body;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return body;
-  if ("stream" in parsed) return body;
-  const end = body.lastIndexOf("}");
-  const empty = Object.keys(parsed).length === 0;
-  return `${body.slice(0, end)}${empty ? "" : ","}"stream":true${body.slice(end)}`;
-}
-
 function modelOf(config: ProfileConfig, dataset: Dataset): string {
   if (config.model) return config.model;
   for (const c of dataset.conversations) {

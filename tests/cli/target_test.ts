@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { profileOptions } from "../../src/config/options.ts";
 import { parseOptions } from "../../src/config/parse.ts";
 import { buildTarget, parseHeaders } from "../../src/cli/target.ts";
-import { runDirName, streamingBody } from "../../src/cli/run.ts";
+import { runDirName } from "../../src/cli/run.ts";
 import { getEndpoint } from "../../src/endpoints/mod.ts";
 
 const chat = getEndpoint("chat");
@@ -42,15 +42,6 @@ Deno.test("bad headers are clear errors", () => {
   assert.throws(() => parseHeaders(["no-colon"]), /--header must be `Name: value`/);
   assert.throws(() => parseHeaders(["{bad"]), /invalid JSON/);
   assert.throws(() => parseHeaders(["[1]"]), /must be `Name: value`/);
-});
-
-Deno.test("streamingBody appends stream:true only where the payload does not decide", () => {
-  const body = '{"messages": [], "model": "m"}';
-  assert.equal(streamingBody(body, false), body);
-  assert.equal(streamingBody(body, true), '{"messages": [], "model": "m","stream":true}');
-  const own = '{"messages": [], "stream": false}';
-  assert.equal(streamingBody(own, true), own);
-  assert.deepEqual(JSON.parse(streamingBody('{"a":1}\n', true)), { a: 1, stream: true });
 });
 
 Deno.test("run directory names follow AIPerf's scheme", () => {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../../src/mock/server.ts";
-import { streamingBody } from "../../src/cli/run.ts";
+import { replayBody } from "../../src/endpoints/replay_body.ts";
+import { getEndpoint } from "../../src/endpoints/mod.ts";
 import { readRecords, runCli } from "./helpers.ts";
 
 const PAYLOADS = fileURLToPath(
@@ -67,7 +68,12 @@ Deno.test("profile replays raw payloads against the mock server and writes every
     const inputsText = await Deno.readTextFile(join(runDir, "inputs.json"));
     const lines = (await Deno.readTextFile(PAYLOADS)).split("\n").filter((l) => l.trim());
     for (const line of lines) {
-      assert.ok(inputsText.includes(streamingBody(line, true)), `inputs.json lacks ${line}`);
+      const sent = replayBody(line, getEndpoint("chat"), {
+        streaming: true,
+        useServerTokenCount: false,
+      });
+      assert.equal(sent, line.slice(0, -1) + ',"stream":true}');
+      assert.ok(inputsText.includes(sent), `inputs.json lacks ${line}`);
     }
     const inputs = JSON.parse(inputsText);
     assert.equal(inputs.data.length, 3);
