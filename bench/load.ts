@@ -114,11 +114,12 @@ async function startMock(ttftMs: number, itlMs: number) {
       "--itl-ms",
       String(itlMs),
     ],
-    stdout: "piped",
-    stderr: "inherit",
+    stdout: "null",
+    // It announces its URL on stderr.
+    stderr: "piped",
     env: { NO_COLOR: "1" },
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!/http:\/\/[\d.]+:\d+/.test(text)) {
     const { value, done } = await reader.read();

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ProfileConfig } from "../config/options.ts";
 import { redactConfig, redactText } from "../config/redact.ts";
 import type { Dataset } from "../dataset/types.ts";
+import { defaultSampling } from "../dataset/sampling.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { replayBody } from "../endpoints/replay_body.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
@@ -65,6 +66,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const { config, dataset, endpoint, target, io } = input;
   const model = modelOf(config, dataset);
   const seed = config.randomSeed ?? Math.floor(Math.random() * 2 ** 31);
+  const sampling = config.datasetSamplingStrategy ?? defaultSampling(dataset.type);
   const benchmarkId = crypto.randomUUID();
   const runDir = join(
     config.artifactDir,
@@ -93,7 +95,13 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const requestLimit = config.requestCount ?? totalTurns;
   const conversationLimit = config.requestCount ? 2 ** 31 - 1 : conversations.length;
 
-  const inputConfig = redactConfig({ ...config, model, streaming }) as Record<string, unknown>;
+  // The resolved sampling is recorded, so the artifacts say what the run did.
+  const inputConfig = redactConfig({
+    ...config,
+    model,
+    streaming,
+    datasetSamplingStrategy: sampling,
+  }) as Record<string, unknown>;
   const results = await Results.open({
     runDir,
     conversations,
@@ -138,7 +146,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
         `${requestLimit} requests to ${
           redactText(target.url, target.secrets)
         }; concurrency ${config.concurrency} ` +
-        `on ${workers} Workers; sampling ${config.datasetSamplingStrategy}, seed ${seed}; artifacts ${runDir}\n`,
+        `on ${workers} Workers; sampling ${sampling}, seed ${seed}; artifacts ${runDir}\n`,
     );
   }
   const plan: PhasePlan = {
@@ -151,7 +159,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     timeoutMs: config.requestTimeoutSeconds * 1000,
     requestLimit,
     conversationLimit,
-    sampling: config.datasetSamplingStrategy,
+    sampling,
     seed,
     transport: resolveTransport(config.transport, target.url),
   };

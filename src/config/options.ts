@@ -208,14 +208,15 @@ export const profileOptions = {
     help: "Dataset format (raw_payload, inputs_json, …); detected when absent.",
     metavar: "TYPE",
   }),
-  datasetSamplingStrategy: opt<"sequential" | "random" | "shuffle">({
+  // No default: unset means the dataset type's own (see dataset/sampling.ts defaultSampling).
+  datasetSamplingStrategy: opt<"sequential" | "random" | "shuffle" | undefined>({
     flag: "dataset-sampling-strategy",
     kind: "string",
-    schema: z.enum(["sequential", "random", "shuffle"]),
+    schema: z.enum(["sequential", "random", "shuffle"]).optional(),
     expect: "one of sequential, random, shuffle",
-    default: "sequential",
     group: "Input",
-    help: "Order in which conversations are taken from the dataset.",
+    help:
+      "Order in which conversations are taken from the dataset. Default per dataset, as AIPerf: sequential for files and traces, random for random_pool, shuffle for synthetic prompts.",
     metavar: "STRATEGY",
   }),
   randomSeed: opt({

@@ -126,6 +126,8 @@ export interface LoadContext {
   seed: number;
   /** `--num-conversations`, when given. */
   numConversations?: number;
+  /** `--osl`, when given: ShareGPT then keeps completions shorter than its minimum, as AIPerf. */
+  outputTokensMean?: number;
 }
 
 /** The context's body format, or a `DatasetError`: `type` builds its bodies and needs one. */

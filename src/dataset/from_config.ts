@@ -32,7 +32,12 @@ export async function datasetForRun(
       useServerTokenCount: config.useServerTokenCount,
     },
   };
-  const ctx = { format, seed, numConversations: config.numConversations };
+  const ctx = {
+    format,
+    seed,
+    numConversations: config.numConversations,
+    outputTokensMean: config.osl,
+  };
   if (config.inputFile) {
     return await loadDataset(config.inputFile, { type: config.customDatasetType, ...ctx });
   }

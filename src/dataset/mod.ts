@@ -13,6 +13,7 @@ import { loadSingleTurn, SINGLE_TURN } from "./single_turn.ts";
 import { loadMultiTurn, MULTI_TURN } from "./multi_turn.ts";
 import { loadRandomPool, RANDOM_POOL } from "./random_pool.ts";
 import { loadMooncakeTrace, MOONCAKE_TRACE } from "./mooncake_trace.ts";
+import { loadShareGpt, SHAREGPT } from "./sharegpt.ts";
 import type { Dataset } from "./types.ts";
 
 export type { Conversation, Dataset, Turn } from "./types.ts";
@@ -26,6 +27,7 @@ const loaders: Record<string, (path: string, ctx: LoadContext) => Promise<Datase
   [MULTI_TURN]: loadMultiTurn,
   [RANDOM_POOL]: loadRandomPool,
   [MOONCAKE_TRACE]: loadMooncakeTrace,
+  [SHAREGPT]: loadShareGpt,
 };
 
 /** AIPerf's other custom dataset types, named so that asking for one gets a clear answer. */
@@ -59,6 +61,7 @@ export async function loadDataset(path: string, opts: LoadOptions = {}): Promise
     format: opts.format,
     seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
     numConversations: opts.numConversations,
+    outputTokensMean: opts.outputTokensMean,
   };
   if (type === undefined || type === "") {
     const detected = await detectDatasetType(path, customDatasetTypes);

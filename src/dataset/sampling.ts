@@ -17,6 +17,18 @@ export const samplingStrategies: readonly SamplingStrategy[] = Object.freeze([
 ]);
 
 /**
+ * The strategy a run uses when `--dataset-sampling-strategy` is not given, by dataset type, as in
+ * AIPerf: `random` for `random_pool` (draws with replacement), `shuffle` for synthetic prompts,
+ * and `sequential` for files and traces, which replay in their recorded order.
+ */
+export function defaultSampling(datasetType: string): SamplingStrategy {
+  // Type names as literals: Workers import this module and should not load the loaders.
+  if (datasetType === "random_pool") return "random";
+  if (datasetType === "synthetic") return "shuffle";
+  return "sequential";
+}
+
+/**
  * Returns the function mapping i (the i-th conversation started in a run, from 0) to a
  * conversation index in [0, n):
  *

@@ -41,7 +41,7 @@ export interface Dataset {
   conversations: Conversation[];
 }
 
-/** Thrown by loaders for input the user must fix; the CLI prints the message and exits 2. */
+/** Thrown by loaders for input the user must fix; the CLI prints it and exits 3 (BAD_DATASET). */
 export class DatasetError extends Error {
   /** @param message A full sentence naming the file, the line or path, and what was expected. */
   constructor(message: string) {

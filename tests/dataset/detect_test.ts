@@ -4,7 +4,8 @@ import { detectDatasetType } from "../../src/dataset/detect.ts";
 import { customDatasetTypes, loadDataset } from "../../src/dataset/mod.ts";
 import { REF, rejectsWith, SNIPPETS, withTempDir, write } from "./helpers.ts";
 
-const KNOWN = "raw_payload, inputs_json, single_turn, multi_turn, random_pool, mooncake_trace";
+const KNOWN =
+  "raw_payload, inputs_json, single_turn, multi_turn, random_pool, mooncake_trace, sharegpt";
 
 Deno.test("customDatasetTypes lists the loaders of this build", () => {
   assert.deepEqual([...customDatasetTypes], KNOWN.split(", "));

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { permutation, sampler, samplingStrategies } from "../../src/dataset/sampling.ts";
+import {
+  defaultSampling,
+  permutation,
+  sampler,
+  samplingStrategies,
+} from "../../src/dataset/sampling.ts";
 
 const take = (f: (i: number) => number, count: number, from = 0) =>
   Array.from({ length: count }, (_, k) => f(from + k));
@@ -62,4 +67,13 @@ Deno.test("bad arguments are RangeErrors", () => {
   const f = sampler("shuffle", 3, 1);
   assert.throws(() => f(-1), RangeError);
   assert.throws(() => f(1.5), RangeError);
+});
+
+Deno.test("default sampling per dataset type follows AIPerf", () => {
+  assert.equal(defaultSampling("random_pool"), "random");
+  assert.equal(defaultSampling("synthetic"), "shuffle");
+  for (const t of ["raw_payload", "inputs_json", "single_turn", "multi_turn", "sharegpt"]) {
+    assert.equal(defaultSampling(t), "sequential", t);
+  }
+  assert.equal(defaultSampling("mooncake_trace"), "sequential");
 });

@@ -282,6 +282,10 @@ Deno.test("round trip: mooncake_trace with hash blocks, random_pool, synthetic",
     "6",
     "--random-seed",
     "3",
+    // random_pool samples at random by default (with replacement): pin the order so every
+    // drawn conversation is sent once and the run's inputs.json equals what was sent.
+    "--dataset-sampling-strategy",
+    "sequential",
   ]);
   assert.equal(pool.size, 6);
 
@@ -415,5 +419,56 @@ Deno.test("every prompt format runs end to end against the mock server", opts, a
     }
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("sampling defaults per dataset type; the flag overrides it", opts, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reprise-e2e-sampling-" });
+  const file = join(dir, "prompts.jsonl");
+  await Deno.writeTextFile(file, ["p0", "p1", "p2"].map((t) => `{"text":"${t}"}\n`).join(""));
+  const server = startCaptureServer();
+  try {
+    const run = async (args: string[]) => {
+      const before = server.captured.length;
+      const r = await profile([
+        "--url",
+        server.hostPort,
+        "--model",
+        "m",
+        "--concurrency",
+        "1",
+        "--request-count",
+        "6",
+        ...args,
+      ]);
+      try {
+        assert.equal(r.code, 0, r.err);
+        const summary = JSON.parse(
+          await Deno.readTextFile(join(r.runDir, "profile_export_aiperf.json")),
+        );
+        const texts = server.captured.slice(before).map((c) =>
+          JSON.parse(c.body).messages.at(-1).content
+        );
+        return { sampling: summary.input_config.datasetSamplingStrategy, texts };
+      } finally {
+        await Deno.remove(join(r.runDir, ".."), { recursive: true });
+      }
+    };
+    // Files replay in order, wrapping around.
+    const files = await run(["--input-file", file]);
+    assert.equal(files.sampling, "sequential");
+    assert.deepEqual(files.texts, ["p0", "p1", "p2", "p0", "p1", "p2"]);
+    // Given, the flag wins: each round of three is a permutation.
+    const shuffled = await run(["--input-file", file, "--dataset-sampling-strategy", "shuffle"]);
+    assert.equal(shuffled.sampling, "shuffle");
+    assert.deepEqual(shuffled.texts.slice(0, 3).sort(), ["p0", "p1", "p2"]);
+    assert.deepEqual(shuffled.texts.slice(3).sort(), ["p0", "p1", "p2"]);
+    const pool = await run(["--input-file", file, "--custom-dataset-type", "random_pool"]);
+    assert.equal(pool.sampling, "random");
+    const synthetic = await run(["--isl", "8", "--num-conversations", "3"]);
+    assert.equal(synthetic.sampling, "shuffle");
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
