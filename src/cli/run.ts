@@ -16,7 +16,7 @@ import { resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
-import { planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
+import { NO_LIMIT, planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
@@ -42,10 +42,21 @@ export interface RunInput {
   given?: ReadonlySet<string>;
 }
 
-/** AIPerf's run directory name: `<model>-openai-<endpoint>-concurrency<N>`. */
-export function runDirName(model: string, endpointType: string, concurrency: number): string {
+/**
+ * AIPerf's run directory name: `<model>-openai-<endpoint>-<stimulus>`, the stimulus being
+ * `concurrency<N>` or, for a request-rate run, `request_rate<R>`.
+ */
+export function runDirName(
+  model: string,
+  endpointType: string,
+  concurrency: number,
+  requestRate?: number,
+): string {
   const safe = model.replace(/[^A-Za-z0-9._-]+/g, "_");
-  return `${safe}-openai-${endpointType}-concurrency${concurrency}`;
+  const stimulus = requestRate === undefined
+    ? `concurrency${concurrency}`
+    : `request_rate${requestRate}`;
+  return `${safe}-openai-${endpointType}-${stimulus}`;
 }
 
 function modelOf(config: ProfileConfig, dataset: Dataset): string {
@@ -70,7 +81,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const benchmarkId = crypto.randomUUID();
   const runDir = join(
     config.artifactDir,
-    runDirName(model, config.endpointType, config.concurrency),
+    runDirName(model, config.endpointType, config.concurrency, config.requestRate),
   );
   const streaming = config.streaming && endpoint.supportsStreaming;
 
@@ -184,24 +195,27 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   };
   io.signal?.addEventListener("abort", onSoft, { once: true });
   io.hardSignal?.addEventListener("abort", onHard, { once: true });
+  let current = phases[0];
   const stopProgress = startProgress(progressMode(config), io.isTerminal, io.stderr, () => ({
     control: pool.control,
-    total: phases[phases.length - 1].plan.requestLimit,
-    phase: "profiling",
+    // A phase bounded only by time has no request total to show.
+    total: current.plan.requestLimit >= NO_LIMIT ? null : current.plan.requestLimit,
+    phase: current.plan.phase,
   }));
 
   const startNs = nowNs();
-  state.watch({
-    phase: "profiling",
-    control: pool.control,
-    workers: pool.states,
-    aggregator: results.aggregator,
-    startNs,
-  });
   let failure: Error | null = null;
   try {
     for (const spec of phases) {
       if (interrupted) break;
+      current = spec;
+      state.watch({
+        phase: spec.plan.phase,
+        control: pool.control,
+        workers: pool.states,
+        aggregator: results.aggregator,
+        startNs: nowNs(),
+      });
       runner = new PhaseRunner(pool, spec);
       const end = await runner.run((records: RequestRecord[]) => {
         for (const r of records) results.add(r);

@@ -49,6 +49,7 @@ Deno.test("run directory names follow AIPerf's scheme", () => {
     runDirName("Qwen/Qwen3-0.6B", "chat", 10),
     "Qwen_Qwen3-0.6B-openai-chat-concurrency10",
   );
+  assert.equal(runDirName("m", "chat", 1, 2.5), "m-openai-chat-request_rate2.5");
 });
 
 Deno.test("TGI streams on /generate_stream; raw uses the URL as given", () => {

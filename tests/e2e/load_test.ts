@@ -49,7 +49,7 @@ Deno.test("--request-rate sends on the seeded absolute schedule and records inte
       "3",
     ));
     assert.equal(res.code, 0, res.stderr);
-    const runDir = join(dir, `${RUN}1`);
+    const runDir = join(dir, "m-openai-chat-request_rate50");
     const records = await readRecords(join(runDir, "profile_export.jsonl"));
     assert.equal(records.length, 20);
     // JSON numbers lose the last digits of epoch ns, and float ms add ~0.3 µs: compare to 5 µs.
