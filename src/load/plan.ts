@@ -72,7 +72,8 @@ export type ToWorker =
   | {
     type: "init";
     workerId: number;
-    conversations: PlannedConversation[];
+    /** The conversations, their bodies in shared memory: one copy for every Worker. */
+    dataset: import("./packed.ts").WorkerDataset;
     control: Int32Array;
   }
   | { type: "run"; plan: PhasePlan; slots: number }

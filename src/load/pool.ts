@@ -7,6 +7,7 @@ import { createControl, Ctl, UNCAPPED } from "./control.ts";
 import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./plan.ts";
 import type { RequestRecord } from "./record.ts";
 import { workerModuleUrl } from "./worker_url.ts";
+import { packConversations } from "./packed.ts";
 
 /** How a phase's concurrency is split over Workers: slots per Worker, each ≥ 1. */
 export function splitSlots(concurrency: number, workers: number): number[] {
@@ -33,13 +34,17 @@ export class WorkerPool {
 
   private constructor() {}
 
-  /** Starts `count` Workers and hands each the conversations. */
+  /**
+   * Starts `count` Workers and hands each the conversations; their bodies are packed once into
+   * shared memory, which every Worker reads instead of holding its own copy.
+   */
   static async start(
     count: number,
     conversations: PlannedConversation[],
     moduleUrl: URL = workerModuleUrl(),
   ): Promise<WorkerPool> {
     const pool = new WorkerPool();
+    const dataset = packConversations(conversations);
     const ready: Promise<void>[] = [];
     for (let id = 0; id < count; id++) {
       const w = new Worker(moduleUrl, { type: "module", name: `reprise-worker-${id}` });
@@ -66,7 +71,7 @@ export class WorkerPool {
           };
         }),
       );
-      const init: ToWorker = { type: "init", workerId: id, conversations, control: pool.control };
+      const init: ToWorker = { type: "init", workerId: id, dataset, control: pool.control };
       w.postMessage(init);
     }
     await Promise.all(ready);

@@ -13,7 +13,8 @@ import { ArrivalCursor } from "./arrivals.ts";
 import { epochNs } from "./clock.ts";
 import { claimRequest, Ctl } from "./control.ts";
 import { acquireSlot, releaseSlot, waitUntil } from "./wait.ts";
-import type { PhasePlan, PlannedConversation } from "./plan.ts";
+import type { PhasePlan } from "./plan.ts";
+import { bodyBytes, type WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
 
 /** Receives finished records; the Worker batches them to the main thread. */
@@ -41,12 +42,13 @@ export async function runSlots(opts: {
   workerId: number;
   plan: PhasePlan;
   slots: number;
-  conversations: PlannedConversation[];
+  dataset: WorkerDataset;
   control: Int32Array;
   inFlight: InFlight;
   sink: RecordSink;
 }): Promise<void> {
-  const { plan, conversations, control } = opts;
+  const { plan, control } = opts;
+  const { conversations, bodies } = opts.dataset;
   const endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
   const timing = plan.timing ?? { mode: "concurrency" };
@@ -74,7 +76,7 @@ export async function runSlots(opts: {
     let intendedPerf = firstPerf;
     // Built multi-turn conversations send each turn with the live answers of the earlier ones.
     const answers: string[] | null = conv.live ? [] : null;
-    for (let turnIndex = 0; turnIndex < conv.bodies.length; turnIndex++) {
+    for (let turnIndex = 0; turnIndex < conv.turns; turnIndex++) {
       if (turnIndex > 0) {
         const ts = timing.mode === "fixed" ? conv.timestampsMs?.[turnIndex] : undefined;
         const delay = (conv.delaysMs?.[turnIndex] ?? 0) * delayRatio;
@@ -102,7 +104,7 @@ export async function runSlots(opts: {
         },
         body: answers && turnIndex > 0
           ? liveBody(endpoint, conv.live!, turnIndex, answers)
-          : conv.bodies[turnIndex],
+          : bodyBytes(bodies, conv.firstBody + turnIndex),
         streaming: plan.streaming,
         endpoint,
         timeoutMs: plan.timeoutMs,

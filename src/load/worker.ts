@@ -5,7 +5,8 @@
 
 /// <reference lib="deno.worker" />
 
-import type { FromWorker, PlannedConversation, ToWorker } from "./plan.ts";
+import type { FromWorker, ToWorker } from "./plan.ts";
+import type { WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
 import { InFlight, runSlots } from "./slots.ts";
 
@@ -13,7 +14,7 @@ const BATCH_SIZE = 256;
 const FLUSH_MS = 50;
 
 let workerId = -1;
-let conversations: PlannedConversation[] = [];
+let dataset: WorkerDataset | null = null;
 let control: Int32Array | null = null;
 const inFlight = new InFlight();
 let batch: RequestRecord[] = [];
@@ -43,7 +44,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   try {
     if (msg.type === "init") {
       workerId = msg.workerId;
-      conversations = msg.conversations;
+      dataset = msg.dataset;
       control = msg.control;
       // The first fetch of a thread pays ~5-10 ms to set up the HTTP machinery; pay it here,
       // with a request that never leaves the process, not on the first measured request.
@@ -54,7 +55,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         workerId,
         plan: msg.plan,
         slots: msg.slots,
-        conversations,
+        dataset: dataset!,
         control: control!,
         inFlight,
         sink,

@@ -483,7 +483,10 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       const body = new BodyReader(conn, head);
       const state: ReadState = { done: false, answered: false };
       const ok = head.status >= 200 && head.status < 300;
-      const sse = ok && opts.streaming && !head.contentType.includes("application/json");
+      // The answer's own type wins, as in send.ts.
+      const sse = ok &&
+        (head.contentType.includes("text/event-stream") ||
+          (opts.streaming && !head.contentType.includes("application/json")));
 
       let finished: boolean;
       if (sse) {

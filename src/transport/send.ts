@@ -265,8 +265,12 @@ async function exchange(opts: SendOptions, r: SendResult, timeout: RequestAbort)
   }
 
   const contentType = res.headers.get("content-type") ?? "";
-  // A server that ignores `stream: true` and answers with one JSON body is read as such.
-  const sse = opts.streaming && res.body !== null && !contentType.includes("application/json");
+  // The answer's own type wins: a server that ignores `stream: true` and answers with one JSON
+  // body is read as such, and a replayed body that asks to stream is read as SSE without
+  // --streaming.
+  const sse = res.body !== null &&
+    (contentType.includes("text/event-stream") ||
+      (opts.streaming && !contentType.includes("application/json")));
   const state: ReadState = { done: false, answered: false };
   if (sse) await readStream(res.body!, r, state, timeout, opts);
   else await readWhole(res, r, state, timeout, opts);

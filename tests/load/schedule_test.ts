@@ -5,6 +5,7 @@ import { fixedTiming } from "../../src/load/phases.ts";
 import type { PhasePlan, PlannedConversation } from "../../src/load/plan.ts";
 import type { RequestRecord } from "../../src/load/record.ts";
 import { InFlight, runSlots } from "../../src/load/slots.ts";
+import { packConversations } from "../../src/load/packed.ts";
 import type { LoadConfig } from "../../src/load/phases.ts";
 
 const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
@@ -27,7 +28,7 @@ async function run(
   await runSlots({
     workerId: 0,
     slots: 1,
-    conversations,
+    dataset: packConversations(conversations),
     control,
     inFlight: new InFlight(),
     sink: (r) => records.push(r),

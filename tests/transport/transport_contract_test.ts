@@ -236,6 +236,20 @@ for (const subject of subjects) {
     },
   );
 
+  Deno.test(name("an SSE answer is read as a stream even when none was asked for"), async () => {
+    const t = subject.make([]);
+    const srv = serve(() => sseResponse([chunk("a"), chunk("b"), DONE], [0, 5, 0]));
+    try {
+      const r = await t.send(opts(srv.url, { streaming: false }));
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, "ab");
+      assert.equal(r.responsePerf.length, 2);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
+
   Deno.test(name("length-delimited and chunked bodies, streamed or whole"), async (t) => {
     const tr = subject.make([]);
     const json = JSON.stringify({ choices: [{ message: { content: "whole answer" } }] });

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { bodyBytes, bodyCount, packBodies, packConversations } from "../../src/load/packed.ts";
+
+const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+
+Deno.test("packed bodies round-trip, multi-byte UTF-8 and empty bodies included", () => {
+  const bodies = [
+    '{"a":1}',
+    "",
+    "héllo wörld — 日本語 🎉 (surrogate pair)",
+    "",
+    "x".repeat(10_000),
+    "\u0000\u007f\u0080\u07ff\u0800\uffff",
+  ];
+  const packed = packBodies(bodies);
+  assert.equal(bodyCount(packed), bodies.length);
+  assert.equal(packed.bytes.length, new TextEncoder().encode(bodies.join("")).length);
+  for (let i = 0; i < bodies.length; i++) {
+    assert.equal(decode(bodyBytes(packed, i)), bodies[i], `body ${i}`);
+  }
+});
+
+Deno.test("packed bodies live in shared memory; a body read is a private copy", () => {
+  const packed = packBodies(["abc", "déf"]);
+  assert.ok(packed.bytes.buffer instanceof SharedArrayBuffer);
+  assert.ok(packed.offsets.buffer instanceof SharedArrayBuffer);
+  const b = bodyBytes(packed, 1);
+  assert.ok(!(b.buffer instanceof SharedArrayBuffer));
+  assert.deepEqual([...b], [...new TextEncoder().encode("déf")]);
+  // Writing to the copy must not change what other requests (or Workers) read.
+  b[0] = 0x7a;
+  assert.equal(decode(bodyBytes(packed, 1)), "déf");
+});
+
+Deno.test("packing no bodies gives an empty, valid set", () => {
+  const packed = packBodies([]);
+  assert.equal(bodyCount(packed), 0);
+  assert.equal(packed.bytes.length, 0);
+});
+
+Deno.test("packConversations keeps the metadata and maps every turn to its body", () => {
+  const { conversations, bodies } = packConversations([
+    { sessionId: "a", bodies: ["a0", "ä1"], delaysMs: [0, 5] },
+    { sessionId: "b", bodies: [] },
+    { sessionId: "c", bodies: ["c0"], timestampsMs: [12] },
+  ]);
+  assert.deepEqual(conversations, [
+    { sessionId: "a", turns: 2, firstBody: 0, delaysMs: [0, 5] },
+    { sessionId: "b", turns: 0, firstBody: 2 },
+    { sessionId: "c", turns: 1, firstBody: 2, timestampsMs: [12] },
+  ]);
+  assert.ok(!("bodies" in conversations[0]));
+  const text = (c: number, t: number) => decode(bodyBytes(bodies, conversations[c].firstBody + t));
+  assert.equal(text(0, 0), "a0");
+  assert.equal(text(0, 1), "ä1");
+  assert.equal(text(2, 0), "c0");
+});
+
+Deno.test("packed bodies reach a Worker shared, not copied", async () => {
+  const packed = packBodies(["one", "twö"]);
+  const src = `self.onmessage = (e) => {
+    const { bytes, offsets } = e.data;
+    const shared = bytes.buffer instanceof SharedArrayBuffer;
+    const text = new TextDecoder().decode(bytes.slice(offsets[1], offsets[2]));
+    // Written by the Worker, seen by this thread: the same memory.
+    bytes[0] = 0x4f;
+    self.postMessage({ shared, text });
+  };`;
+  const url = URL.createObjectURL(new Blob([src], { type: "application/javascript" }));
+  const w = new Worker(url, { type: "module" });
+  try {
+    const reply = await new Promise<{ shared: boolean; text: string }>((resolve) => {
+      w.onmessage = (e) => resolve(e.data);
+      w.postMessage(packed);
+    });
+    assert.deepEqual(reply, { shared: true, text: "twö" });
+    assert.equal(decode(bodyBytes(packed, 0)), "One");
+  } finally {
+    w.terminate();
+    URL.revokeObjectURL(url);
+  }
+});
