@@ -13,7 +13,7 @@ import { type RunInfo, summaryJson } from "../export/summary_json.ts";
 import type { PlannedConversation } from "../load/plan.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
-import { computeRecordMetrics } from "../metrics/record_metrics.ts";
+import { computeRecordMetrics, inUsageSample } from "../metrics/record_metrics.ts";
 import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";
 import { promptText } from "../tokenizer/prompt_text.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
@@ -51,6 +51,7 @@ export class Results {
   #slices: TimesliceCollector | null;
   #opts: ResultsOptions;
   #errorTypes = new Set<string>();
+  #usageRecords = 0;
 
   private constructor(opts: ResultsOptions, writer: RecordWriter) {
     this.#opts = opts;
@@ -106,6 +107,18 @@ export class Results {
     return n;
   }
 
+  /**
+   * Whether this record's answer is tokenized to compare with the server's usage. Without
+   * --use-server-token-count the tokenizer decides the output counts, so the answer is tokenized
+   * anyway and every record is checked at no extra cost. With it, tokenizing every answer only
+   * for the comparison was about half the main thread's time at high rates: a sample is checked
+   * instead (`inUsageSample`).
+   */
+  #checkUsage(record: RequestRecord): boolean {
+    if (this.#opts.preferUsage === false || record.usage == null) return true;
+    return inUsageSample(this.#usageRecords++);
+  }
+
   /** Measures, records and aggregates one finished request. */
   add(record: RequestRecord): void {
     const metrics = computeRecordMetrics(record, {
@@ -115,6 +128,7 @@ export class Results {
       producesTokens: this.#opts.endpoint.producesTokens !== false,
       preferUsage: this.#opts.preferUsage,
       requestedOutputTokens: this.#requestedOsl(record.conversationIndex, record.turnIndex),
+      checkUsage: this.#checkUsage(record),
     });
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.

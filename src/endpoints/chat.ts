@@ -1,6 +1,6 @@
 /** OpenAI chat completions: `/v1/chat/completions`, streamed as `chat.completion.chunk` events. */
 
-import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { audioClip, isPlainText, withExtras } from "./format.ts";
@@ -48,6 +48,11 @@ function readCompletion(json: unknown, key: "message" | "delta"): Parsed {
   const usage = normalizeUsage(obj.usage);
   if (usage) out.usage = usage;
   return out;
+}
+
+/** Reads one streamed chunk by a full JSON.parse: the reference `parseSimpleChunk` must agree with. */
+export function parseChunk(data: string): Parsed {
+  return readCompletion(JSON.parse(data), "delta");
 }
 
 /** The turn's content: a bare string for one text, else text, `image_url` and `input_audio` parts. */
@@ -98,10 +103,169 @@ export const chatEndpoint: Endpoint = {
   parseResponse(json: unknown): Parsed {
     return readCompletion(json, "message");
   },
-  parseEvent(event: SseEvent): Parsed | null {
+  parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;
     if (data === "") return null;
-    return readCompletion(JSON.parse(data), "delta");
+    return parseSimpleChunk(data, state) ?? parseChunk(data);
   },
 };
+
+const BACKSLASH = 92;
+const QUOTE = 34;
+const CONTENT_KEY = '"content":';
+const CONTENT_STRING = '"content":"';
+const CHOICES_KEY = '"choices":[';
+const DELTA_KEY = '"delta":{';
+
+/** True when `key` occurs in `data` more than once. */
+function repeated(data: string, at: number, key: string): boolean {
+  return data.indexOf(key, at + key.length) !== -1;
+}
+
+/** A stream's last simple chunk, cut around its content string: `prefix` ends at the opening quote. */
+interface ChunkTemplate {
+  prefix: string;
+  suffix: string;
+}
+
+/**
+ * Reads a chunk without a full JSON.parse when it is the common shape; null means "parse it
+ * fully". With a `state` (one per stream), a chunk that differs from the stream's last simple
+ * chunk only inside the content string is read by comparing its two ends: servers repeat the
+ * id, model and timestamp in every chunk, and a structural check alone costs about what
+ * JSON.parse does.
+ */
+export function parseSimpleChunk(data: string, state?: StreamState): Parsed | null {
+  const t = state?.chatChunk as ChunkTemplate | undefined;
+  const cut = data.length - (t?.suffix.length ?? 0);
+  // Slicing and comparing with `===` is several times cheaper than startsWith in V8.
+  if (
+    t !== undefined && cut >= t.prefix.length &&
+    data.slice(0, t.prefix.length) === t.prefix && data.slice(cut) === t.suffix
+  ) {
+    const text = data.slice(t.prefix.length, cut);
+    // Anything a JSON string writes with an escape or ends at is left to the structural check.
+    if (text.indexOf('"') === -1 && text.indexOf("\\") === -1 && text.indexOf("\n") === -1) {
+      return text === "" ? {} : { text };
+    }
+  }
+  const simple = readSimpleChunk(data);
+  if (simple === null || simple.kind === "empty") return simple === null ? null : {};
+  if (state !== undefined) {
+    state.chatChunk = { prefix: data.slice(0, simple.start), suffix: data.slice(simple.end) };
+  }
+  return simple.text === "" ? {} : { text: simple.text };
+}
+
+/**
+ * Checks the common chunk shape, `{…,"choices":[{…,"delta":{…,"content":"…",…},…}],…}`, and
+ * finds its content string. Returns null, meaning "parse it fully", for anything else: tool calls, reasoning, errors,
+ * usage with values, content that is not a string, a repeated key (more choices, logprobs
+ * content), braces where the shape needs none. For valid JSON, a non-null answer equals what
+ * the full parse gives. Invalid JSON is only partly detected here (the ends, the content
+ * string, line breaks, the closing brackets; not a raw control character inside the content): the transport has already split events, so what reaches this is a
+ * server's JSON, and a truncated event fails the checks on its ends.
+ */
+function readSimpleChunk(
+  data: string,
+): { kind: "empty" } | { kind: "text"; text: string; start: number; end: number } | null {
+  // A JSON object on one line; a data field split over lines arrives joined with "\n".
+  if (data.charCodeAt(0) !== 123 || data.charCodeAt(data.length - 1) !== 125) return null;
+  if (data.indexOf("\n") !== -1) return null;
+  // Keys that add text, reasoning or an error, or that the full parse reads differently.
+  // (`"error"` also catches vLLM's `"object":"error"`.)
+  if (
+    data.indexOf('"tool_calls"') !== -1 || data.indexOf('"reasoning') !== -1 ||
+    data.indexOf('"error"') !== -1
+  ) return null;
+  // Keys are matched as written, so no escape may appear outside the content string, where
+  // `"us\u0061ge"` would be a key these searches miss.
+  const firstSlash = data.indexOf("\\");
+  const usage = data.indexOf('"usage"');
+  if (
+    usage !== -1 && (!data.startsWith('"usage":null', usage) || repeated(data, usage, '"usage"'))
+  ) {
+    return null;
+  }
+  const content = data.indexOf(CONTENT_KEY);
+  if (content === -1) {
+    // No content key anywhere (finish chunk, empty choices): nothing to read.
+    return firstSlash === -1 ? { kind: "empty" } : null;
+  }
+  if (repeated(data, content, CONTENT_KEY) || !data.startsWith(CONTENT_STRING, content)) {
+    return null;
+  }
+  // `choices` must be a top-level key: no object or array opens before it.
+  const choices = data.indexOf(CHOICES_KEY);
+  if (
+    choices === -1 || repeated(data, choices, CHOICES_KEY) ||
+    data.lastIndexOf("{", choices) !== 0 || data.lastIndexOf("[", choices) !== -1
+  ) return null;
+  // `delta` must be a key of the first choice, and `content` a key of `delta`: no braces between.
+  const delta = data.indexOf(DELTA_KEY);
+  if (delta === -1 || delta > content || repeated(data, delta, DELTA_KEY)) return null;
+  const first = choices + CHOICES_KEY.length;
+  if (data.charCodeAt(first) !== 123) return null;
+  if (hasBrace(data, first + 1, delta) || hasBrace(data, delta + DELTA_KEY.length, content)) {
+    return null;
+  }
+  const start = content + CONTENT_STRING.length;
+  let end = data.indexOf('"', start);
+  if (end === -1) return null;
+  let text: string;
+  if (firstSlash === -1) {
+    text = data.slice(start, end);
+  } else if (firstSlash < start || firstSlash > end) {
+    return null;
+  } else {
+    // Escapes: find the quote no backslash escapes, then let JSON.parse decode just the string.
+    end = start;
+    for (;;) {
+      const c = data.charCodeAt(end);
+      if (Number.isNaN(c)) return null;
+      if (c === BACKSLASH) end += 2;
+      else if (c === QUOTE) break;
+      else end++;
+    }
+    if (data.indexOf("\\", end + 1) !== -1) return null;
+    text = JSON.parse(data.slice(start - 1, end + 1));
+  }
+  if (!closes(data, end + 1)) return null;
+  return { kind: "text", text, start, end };
+}
+
+/**
+ * True when `data` from `at` (just after the content string) closes the delta, the first
+ * choice, `choices` and the top-level object, in that order and with nothing after: the part
+ * of a stream cut short that the checks on its ends do not see. Strings hold no escapes here.
+ */
+function closes(data: string, at: number): boolean {
+  // Open containers as bits, innermost lowest: 1 for an object, 0 for an array.
+  let open = 0b1011;
+  let depth = 4;
+  for (let i = at; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === QUOTE) {
+      i = data.indexOf('"', i + 1);
+      if (i === -1) return false;
+    } else if (c === 123 || c === 91) { // `{` `[`
+      if (depth === 30) return false;
+      open = open * 2 + (c === 123 ? 1 : 0);
+      depth++;
+    } else if (c === 125 || c === 93) { // `}` `]`
+      if (depth === 0 || (open & 1) !== (c === 125 ? 1 : 0)) return false;
+      open = Math.floor(open / 2);
+      if (--depth === 0) return i === data.length - 1;
+    }
+  }
+  return false;
+}
+
+/** True when `data[from, to)` holds `{` or `}`. */
+function hasBrace(data: string, from: number, to: number): boolean {
+  const open = data.indexOf("{", from);
+  if (open !== -1 && open < to) return true;
+  const close = data.indexOf("}", from);
+  return close !== -1 && close < to;
+}

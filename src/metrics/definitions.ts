@@ -58,6 +58,13 @@ export interface RecordContext {
   preferUsage?: boolean;
   /** The output tokens the request asked for (`max_tokens` and kin), or null when it set none. */
   requestedOutputTokens?: number | null;
+  /**
+   * Tokenize the answer to compare it with the server's `usage` (`usage_completion_tokens_diff_pct`,
+   * `usage_reasoning_tokens_diff_pct`, `usage_discrepancy`). Default true. False leaves those
+   * metrics absent: the caller samples which records are checked when nothing else needs the
+   * answer tokenized.
+   */
+  checkUsage?: boolean;
 }
 
 /** Run-level inputs of aggregate and derived metrics, in base units. */
@@ -486,7 +493,7 @@ export const METRICS: readonly MetricDef[] = [
     1571,
     ["usage", "produces_tokens"],
     (rec, _m, ctx) =>
-      rec.usage?.completionTokens == null ? undefined : diffPct(
+      rec.usage?.completionTokens == null || ctx.checkUsage === false ? undefined : diffPct(
         rec.usage.completionTokens,
         ctx.tokenizer.count(rec.outputText) + ctx.tokenizer.count(rec.reasoningText),
       ),
@@ -497,11 +504,13 @@ export const METRICS: readonly MetricDef[] = [
     1572,
     ["usage", "produces_tokens", "reasoning"],
     (rec, _m, ctx) =>
-      rec.usage?.reasoningTokens == null || rec.reasoningText === ""
+      rec.usage?.reasoningTokens == null || rec.reasoningText === "" || ctx.checkUsage === false
         ? undefined
         : diffPct(rec.usage.reasoningTokens, ctx.tokenizer.count(rec.reasoningText)),
   ),
-  hiddenFlag("usage_discrepancy", ["usage"], (_rec, m) => {
+  // Absent on records not checked, so the count is over checked records only.
+  hiddenFlag("usage_discrepancy", ["usage"], (_rec, m, ctx) => {
+    if (ctx.checkUsage === false) return undefined;
     const tags = [
       "usage_prompt_tokens_diff_pct",
       "usage_completion_tokens_diff_pct",

@@ -28,8 +28,14 @@ export function runWarnings(summary: Summary): string[] {
   }
   const usage = scalar(summary, "usage_discrepancy_count");
   if (usage !== undefined && usage > 0) {
+    // With server counts, only a sample of answers is tokenized: say how many were checked.
+    const checked = summary.metrics.find((m) => m.tag === "usage_completion_tokens_diff_pct")
+      ?.count;
+    const of = checked !== undefined && checked < completed
+      ? `${checked} checked (a sample)`
+      : `${completed}`;
     out.push(
-      `warning: for ${usage} of ${completed} requests the server's usage token counts differ ` +
+      `warning: for ${usage} of ${of} requests the server's usage token counts differ ` +
         `from the tokenizer's by more than ${USAGE_DIFF_THRESHOLD_PCT} %; pass the model's ` +
         `tokenizer with --tokenizer <path to tokenizer.json> so input and output counts agree`,
     );
