@@ -4,30 +4,16 @@
  */
 
 import type { Phase } from "../load/record.ts";
+import type { MetricStats as Stats } from "../metrics/summary.ts";
 
 /** Where a run is in its life. `/readyz` is 200 only while `running`; `/healthz` is 503 once `failed`. */
 export type RunStatus = "starting" | "running" | "complete" | "failed" | "cancelled";
 
 /** Statistics of one metric, as in `profile_export_aiperf.json` (display units). */
-export interface MetricStats {
+export interface MetricStats extends Stats {
   unit: string;
   /** Display name, used as the Prometheus `# HELP` text when present. */
   header?: string;
-  avg?: number;
-  min?: number;
-  max?: number;
-  p1?: number;
-  p5?: number;
-  p10?: number;
-  p25?: number;
-  p50?: number;
-  p75?: number;
-  p90?: number;
-  p95?: number;
-  p99?: number;
-  std?: number;
-  count?: number;
-  sum?: number;
   [k: string]: unknown;
 }
 

@@ -6,7 +6,7 @@
  * Prints one JSON object describing what the pages showed; exits 1 with a message on failure.
  */
 
-import { chromium } from "playwright-core";
+import { launchChromium } from "../browser.ts";
 
 const [executablePath, base] = Deno.args;
 if (!executablePath || !base) {
@@ -14,19 +14,7 @@ if (!executablePath || !base) {
   Deno.exit(2);
 }
 
-const browser = await chromium.launch({
-  executablePath,
-  timeout: 60_000,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launchChromium(executablePath);
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(20_000);

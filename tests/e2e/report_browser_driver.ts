@@ -6,7 +6,7 @@
  * Prints one JSON object describing the rendered charts; exits 1 with a message on failure.
  */
 
-import { chromium } from "playwright-core";
+import { launchChromium } from "../browser.ts";
 import { pathToFileURL } from "node:url";
 
 const [executablePath, reportPath, screenshot] = Deno.args;
@@ -15,19 +15,7 @@ if (!executablePath || !reportPath || !screenshot) {
   Deno.exit(2);
 }
 
-const browser = await chromium.launch({
-  executablePath,
-  timeout: 60_000,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launchChromium(executablePath);
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(20_000);
