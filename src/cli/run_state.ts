@@ -5,7 +5,7 @@
  */
 
 import type { ApiSource, LiveSnapshot, PhaseProgress, RunInfo, RunStatus } from "../api/types.ts";
-import { Ctl } from "../load/control.ts";
+import { Ctl, workerInFlight } from "../load/control.ts";
 import type { Phase } from "../load/record.ts";
 import type { WorkerState } from "../load/pool.ts";
 import type { MetricsAggregator } from "../metrics/aggregator.ts";
@@ -95,7 +95,7 @@ export class RunState implements ApiSource {
       workers[`worker_${i}`] = {
         requests: w.requests,
         errors: w.errors,
-        in_flight: 0,
+        in_flight: Atomics.load(c, workerInFlight(i)),
         state: w.state,
       };
     });

@@ -32,9 +32,14 @@ const SIZE = 10;
 /** CAP when no concurrency limit applies. */
 export const UNCAPPED = 0x7fffffff;
 
-/** Allocates the shared counters. */
-export function createControl(): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(SIZE * Int32Array.BYTES_PER_ELEMENT));
+/** Allocates the shared counters, with one in-flight counter per Worker after the run's own. */
+export function createControl(workers = 0): Int32Array {
+  return new Int32Array(new SharedArrayBuffer((SIZE + workers) * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/** Index of a Worker's own in-flight counter (present when the control was made for it). */
+export function workerInFlight(workerId: number): number {
+  return SIZE + workerId;
 }
 
 /**

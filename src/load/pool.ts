@@ -25,14 +25,16 @@ export interface WorkerState {
 
 /** A running pool of Workers sharing one set of counters. */
 export class WorkerPool {
-  readonly control: Int32Array = createControl();
+  readonly control: Int32Array;
   readonly workers: Worker[] = [];
   readonly states: WorkerState[] = [];
   #onRecords: (records: RequestRecord[]) => void = () => {};
   #pendingDone = new Map<number, () => void>();
   #fatal: ((e: Error) => void) | null = null;
 
-  private constructor() {}
+  private constructor(workers: number) {
+    this.control = createControl(workers);
+  }
 
   /**
    * Starts `count` Workers and hands each the conversations; their bodies are packed once into
@@ -43,7 +45,7 @@ export class WorkerPool {
     conversations: PlannedConversation[],
     moduleUrl: URL = workerModuleUrl(),
   ): Promise<WorkerPool> {
-    const pool = new WorkerPool();
+    const pool = new WorkerPool(count);
     const dataset = packConversations(conversations);
     const ready: Promise<void>[] = [];
     for (let id = 0; id < count; id++) {

@@ -11,7 +11,7 @@ import { hash32 } from "../dataset/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
 import { epochNs } from "./clock.ts";
-import { claimRequest, Ctl } from "./control.ts";
+import { claimRequest, Ctl, workerInFlight } from "./control.ts";
 import { acquireSlot, releaseSlot, waitUntil } from "./wait.ts";
 import type { PhasePlan } from "./plan.ts";
 import { bodyBytes, type WorkerDataset } from "./packed.ts";
@@ -48,6 +48,8 @@ export async function runSlots(opts: {
   sink: RecordSink;
 }): Promise<void> {
   const { plan, control } = opts;
+  // This Worker's own in-flight counter, for the live API's per-Worker view.
+  const own = workerInFlight(opts.workerId);
   const { conversations, bodies } = opts.dataset;
   const endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
@@ -95,6 +97,7 @@ export async function runSlots(opts: {
         ? setTimeout(() => controller.abort(), plan.cancelDelayMs ?? 0)
         : undefined;
       Atomics.add(control, Ctl.IN_FLIGHT, 1);
+      if (own < control.length) Atomics.add(control, own, 1);
       const result = await transport.send({
         url: plan.url,
         headers: {
@@ -113,6 +116,7 @@ export async function runSlots(opts: {
       clearTimeout(cancelTimer);
       opts.inFlight.release(controller);
       Atomics.sub(control, Ctl.IN_FLIGHT, 1);
+      if (own < control.length) Atomics.sub(control, own, 1);
       Atomics.add(control, Ctl.COMPLETED, 1);
       if (result.error) {
         const errors = Atomics.add(control, Ctl.ERRORS, 1) + 1;

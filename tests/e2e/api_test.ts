@@ -84,13 +84,22 @@ Deno.test("the live API follows a run: progress rises, /metrics parses, /readyz 
     }
     assert.equal(ready, 200);
     const seen: number[] = [];
+    let workersInFlight = 0;
     while (seen.length < 200) {
       const p = JSON.parse((await get(`${api}/api/progress`)).text);
       seen.push(p.phases.profiling.completed);
+      const w = JSON.parse((await get(`${api}/api/workers`)).text).workers as Record<
+        string,
+        { in_flight: number; requests: number }
+      >;
+      const sum = Object.values(w).reduce((n, x) => n + x.in_flight, 0);
+      assert.ok(sum <= 2, `more in flight than the concurrency: ${sum}`);
+      workersInFlight = Math.max(workersInFlight, sum);
       if (p.phases.profiling.completed >= 8) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(new Set(seen).size >= 3, `progress did not rise gradually: ${seen}`);
+    assert.ok(workersInFlight > 0, "no Worker ever reported a request in flight");
     // After the run, within the linger time: final numbers, /readyz 503, results complete.
     let final: { status: string; results?: Record<string, { avg: number }> } = { status: "" };
     for (let i = 0; i < 100 && final.status !== "complete"; i++) {
