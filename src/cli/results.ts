@@ -124,7 +124,8 @@ export class Results {
     const metrics = computeRecordMetrics(record, {
       inputTokens: this.#isl(record.conversationIndex, record.turnIndex),
       tokenizer: this.#tokenizer,
-      streaming: this.#opts.streaming,
+      // A replayed body may ask to stream on its own; its answer then has streaming metrics too.
+      streaming: this.#opts.streaming || record.responseNs.length > 1,
       producesTokens: this.#opts.endpoint.producesTokens !== false,
       preferUsage: this.#opts.preferUsage,
       requestedOutputTokens: this.#requestedOsl(record.conversationIndex, record.turnIndex),

@@ -115,6 +115,39 @@ Deno.test("profile without --streaming sends each payload byte for byte", async 
   }
 });
 
+Deno.test("a payload that asks to stream is read as a stream without --streaming", async () => {
+  const server = await startMockServer({ ttftMs: 5, itlMs: 1 });
+  const dir = await Deno.makeTempDir();
+  try {
+    const data = join(dir, "streamed.jsonl");
+    const line =
+      '{"messages": [{"role": "user", "content": "hi"}], "model": "m", "max_tokens": 6, "stream": true}';
+    await Deno.writeTextFile(data, line + "\n");
+    const res = await runCli([
+      "profile",
+      "--url",
+      server.url,
+      "--input-file",
+      data,
+      "--artifact-dir",
+      dir,
+      "--ui",
+      "none",
+    ]);
+    assert.equal(res.code, 0, res.stderr);
+    const runDir = join(dir, "m-openai-chat-concurrency1");
+    const [record] = await readRecords(join(runDir, "profile_export.jsonl"));
+    assert.equal(record.error, null);
+    const metrics = record.metrics as Record<string, { value: number }>;
+    assert.equal(metrics.output_sequence_length.value, 6);
+    assert.ok(metrics.time_to_first_token.value >= 5);
+    assert.ok((await Deno.readTextFile(join(runDir, "inputs.json"))).includes(line));
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a malformed dataset line stops the run before any request, naming file and line", async () => {
   const server = await startMockServer();
   const dir = await Deno.makeTempDir();
