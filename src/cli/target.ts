@@ -2,6 +2,7 @@
 
 import type { ProfileConfig } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
+import { keyValues } from "../config/key_values.ts";
 import { urlCredentials } from "../config/redact.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { endpointPath } from "../endpoints/mod.ts";
@@ -20,30 +21,8 @@ export interface Target {
 /** Parses `-H` values: `Name: value`, `Name:value`, or a JSON object of headers. */
 export function parseHeaders(values: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const v of values) {
-    const t = v.trim();
-    if (t.startsWith("{")) {
-      let obj: unknown;
-      try {
-        obj = JSON.parse(t);
-      } catch {
-        throw new ConfigError(
-          `--header must be \`Name: value\` or a JSON object, got invalid JSON`,
-        );
-      }
-      if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
-        throw new ConfigError(`--header JSON must be an object of header names to values`);
-      }
-      for (const [k, val] of Object.entries(obj)) out[k] = String(val);
-      continue;
-    }
-    const i = t.indexOf(":");
-    if (i <= 0) {
-      throw new ConfigError(
-        `--header must be \`Name: value\` or a JSON object, got "${t.slice(0, 40)}"`,
-      );
-    }
-    out[t.slice(0, i).trim()] = t.slice(i + 1).trim();
+  for (const { key, value } of keyValues("--header", values, "header names")) {
+    out[key] = String(value);
   }
   return out;
 }

@@ -4,6 +4,7 @@
  */
 
 import { ConfigError } from "./parse.ts";
+import { keyValues } from "./key_values.ts";
 
 /** Keys of `--extra-inputs` that configure reprise rather than fill a body. */
 export const SETTING_KEYS: readonly string[] = ["response_field"];
@@ -31,33 +32,9 @@ function valueOf(text: string): unknown {
  */
 export function parseExtraInputs(values: readonly string[]): ExtraInputs {
   const all: Record<string, unknown> = {};
-  for (const v of values) {
-    const t = v.trim();
-    if (t.startsWith("{")) {
-      let obj: unknown;
-      try {
-        obj = JSON.parse(t);
-      } catch (e) {
-        throw new ConfigError(
-          `--extra-inputs "${t.slice(0, 60)}" is not valid JSON: ${(e as Error).message}`,
-        );
-      }
-      if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
-        throw new ConfigError(`--extra-inputs JSON must be an object of fields`);
-      }
-      Object.assign(all, obj);
-      continue;
-    }
-    const i = t.indexOf(":");
-    if (i <= 0) {
-      throw new ConfigError(
-        `--extra-inputs must be \`key:value\` or a JSON object, got "${t.slice(0, 60)}"`,
-      );
-    }
-    const key = t.slice(0, i).trim();
-    const text = t.slice(i + 1).trim();
+  for (const { key, value, fromJson } of keyValues("--extra-inputs", values, "fields")) {
     // A JMESPath expression can look like JSON (`[0]`); it is kept as written.
-    all[key] = SETTING_KEYS.includes(key) ? text : valueOf(text);
+    all[key] = fromJson || SETTING_KEYS.includes(key) ? value : valueOf(value as string);
   }
   const out: ExtraInputs = { body: {} };
   for (const [k, v] of Object.entries(all)) {

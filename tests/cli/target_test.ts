@@ -39,9 +39,11 @@ Deno.test("--api-key and -H set headers; -H wins over defaults case-insensitivel
 });
 
 Deno.test("bad headers are clear errors", () => {
-  assert.throws(() => parseHeaders(["no-colon"]), /--header must be `Name: value`/);
-  assert.throws(() => parseHeaders(["{bad"]), /invalid JSON/);
-  assert.throws(() => parseHeaders(["[1]"]), /must be `Name: value`/);
+  assert.throws(() => parseHeaders(["no-colon"]), /--header must be `key:value` or a JSON object/);
+  assert.throws(() => parseHeaders(["{bad"]), /--header "\{bad" is not valid JSON/);
+  assert.throws(() => parseHeaders(["[1]"]), /--header must be `key:value`/);
+  assert.throws(() => parseHeaders(['{"a": 1']), /not valid JSON/);
+  assert.throws(() => parseHeaders(['{"a": [1]}', "x"]), /--header must be `key:value`/);
 });
 
 Deno.test("run directory names follow AIPerf's scheme", () => {
