@@ -9,7 +9,7 @@ import { renderConsoleTable } from "../export/console_table.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
-import { type RunInfo, summaryJson } from "../export/summary_json.ts";
+import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
 import type { PlannedConversation } from "../load/plan.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
@@ -152,11 +152,15 @@ export class Results {
     const summary = this.aggregator.summary();
     const info: RunInfo = { ...this.#opts.run, ...run };
     const warmedUp = this.warmup.requestCount + this.warmup.errorCount > 0;
-    const json = summaryJson(summary, info, {
-      errorSummary: this.aggregator.errorSummary(),
-      warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
-    });
-    await Deno.writeTextFile(join(this.#opts.runDir, "profile_export_aiperf.json"), json);
+    const json = await writeSummaryJson(
+      join(this.#opts.runDir, "profile_export_aiperf.json"),
+      summary,
+      info,
+      {
+        errorSummary: this.aggregator.errorSummary(),
+        warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
+      },
+    );
     await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
     if (this.#slices) {
       await writeTimeslices(this.#opts.runDir, this.#slices.slices(), this.#opts.run.inputConfig);

@@ -848,9 +848,8 @@ export const mockServerOptions = {
     kind: "number",
     schema: z.number().int().nonnegative(),
     expect: "a non-negative integer",
-    default: 0,
     group: "Faults",
-    help: "Seed for fault injection and jitter.",
+    help: "Seed for fault injection and jitter; random when absent.",
     metavar: "N",
   }),
 } as const;

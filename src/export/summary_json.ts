@@ -86,12 +86,14 @@ export function summaryJson(summary: Summary, run: RunInfo, extras?: SummaryExtr
   return JSON.stringify(doc, null, 2) + "\n";
 }
 
-/** Writes `profile_export_aiperf.json` to `path`, creating its directory. */
+/** Writes `profile_export_aiperf.json` to `path`, creating its directory; returns its text. */
 export async function writeSummaryJson(
   path: string,
   summary: Summary,
   run: RunInfo,
   extras?: SummaryExtras,
-): Promise<void> {
-  await writeArtifact(path, summaryJson(summary, run, extras));
+): Promise<string> {
+  const text = summaryJson(summary, run, extras);
+  await writeArtifact(path, text);
+  return text;
 }

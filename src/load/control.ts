@@ -33,7 +33,7 @@ const SIZE = 10;
 export const UNCAPPED = 0x7fffffff;
 
 /** Allocates the shared counters, with one in-flight counter per Worker after the run's own. */
-export function createControl(workers = 0): Int32Array {
+export function createControl(workers: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer((SIZE + workers) * Int32Array.BYTES_PER_ELEMENT));
 }
 

@@ -97,7 +97,7 @@ export async function runSlots(opts: {
         ? setTimeout(() => controller.abort(), plan.cancelDelayMs ?? 0)
         : undefined;
       Atomics.add(control, Ctl.IN_FLIGHT, 1);
-      if (own < control.length) Atomics.add(control, own, 1);
+      Atomics.add(control, own, 1);
       const result = await transport.send({
         url: plan.url,
         headers: {
@@ -116,7 +116,7 @@ export async function runSlots(opts: {
       clearTimeout(cancelTimer);
       opts.inFlight.release(controller);
       Atomics.sub(control, Ctl.IN_FLIGHT, 1);
-      if (own < control.length) Atomics.sub(control, own, 1);
+      Atomics.sub(control, own, 1);
       Atomics.add(control, Ctl.COMPLETED, 1);
       if (result.error) {
         const errors = Atomics.add(control, Ctl.ERRORS, 1) + 1;

@@ -1,11 +1,11 @@
 /**
- * The mock server's options: the TypeScript shape `startMockServer` takes, and the zod schema the
- * CLI turns into `reprise mock-server` flags (camelCase field → kebab-case flag).
+ * The mock server's options: the TypeScript shape `startMockServer` takes. Their defaults, ranges
+ * and help are declared once, in the config's `mockServerOptions` table.
  */
 
-import { z } from "zod";
+import { mockServerOptions } from "../config/options.ts";
 
-/** How the mock server answers. Every field is optional; see `mockOptionsSchema` for defaults. */
+/** How the mock server answers. Every field is optional; defaults are in `mockServerOptions`. */
 export interface MockOptions {
   /** Interface to bind; default "127.0.0.1". */
   host?: string;
@@ -34,57 +34,23 @@ export interface MockOptions {
 /** Options with every default applied. */
 export type ResolvedMockOptions = Required<Omit<MockOptions, "seed">> & { seed: number };
 
-const rate = z.number().min(0).max(1);
-const millis = z.number().min(0);
-
-/** The mock server's options as a zod object, with defaults and a description per field. */
-export const mockOptionsSchema = z.object({
-  host: z.string().min(1).default("127.0.0.1").meta({
-    description: "Interface to bind the mock server to.",
-  }),
-  port: z.number().int().min(0).max(65535).default(8000).meta({
-    description: "TCP port to listen on; 0 picks any free port.",
-  }),
-  ttftMs: millis.default(0).meta({
-    description: "Milliseconds from a request's arrival to its first token.",
-  }),
-  itlMs: millis.default(0).meta({
-    description: "Milliseconds between consecutive tokens of an answer.",
-  }),
-  outputTokens: z.number().int().min(0).default(16).meta({
-    description: "Tokens per answer when the request sets no maximum (max_tokens and the like).",
-  }),
-  jitterMs: millis.default(0).meta({
-    description: "Uniform random ± milliseconds added to every delay.",
-  }),
-  errorRate: rate.default(0).meta({
-    description: "Share of requests (0..1) answered with HTTP 500 and a JSON error body.",
-  }),
-  dropRate: rate.default(0).meta({
-    description: "Share of requests (0..1) whose connection closes before any body byte.",
-  }),
-  truncateRate: rate.default(0).meta({
-    description: "Share of streaming answers (0..1) that stop half-way without their final event.",
-  }),
-  reasoningTokens: z.number().int().min(0).default(0).meta({
-    description: "Reasoning tokens sent before each answer's text.",
-  }),
-  seed: z.number().int().optional().meta({
-    description: "Seed for the fault-injection random generator; random when absent.",
-  }),
-});
-
-/** Applies defaults (port 0: any free port) and checks ranges; throws a clear error otherwise. */
+/**
+ * Applies defaults (port 0: any free port) and checks every value against the option table the
+ * `reprise mock-server` flags come from, so the two cannot disagree; throws a clear error.
+ */
 export function resolveMockOptions(opts: MockOptions = {}): ResolvedMockOptions {
-  // Undefined fields take the defaults; the port's is 0 here (any), 8000 only on the CLI.
-  const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
-  const parsed = mockOptionsSchema.safeParse({ port: 0, ...given });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RangeError(
-      `Invalid mock server option "${issue.path.join(".")}": ${issue.message}`,
-    );
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(mockServerOptions)) {
+    const given = (opts as Record<string, unknown>)[key];
+    const value = given ?? (key === "port" ? 0 : spec.default);
+    if (value === undefined) continue;
+    if (!spec.schema.safeParse(value).success) {
+      throw new RangeError(
+        `Invalid mock server option "${key}": must be ${spec.expect}, got ${JSON.stringify(value)}`,
+      );
+    }
+    out[key] = value;
   }
-  const o = parsed.data;
-  return { ...o, seed: o.seed ?? Math.floor(Math.random() * 2 ** 32) };
+  out.seed ??= Math.floor(Math.random() * 2 ** 32);
+  return out as ResolvedMockOptions;
 }

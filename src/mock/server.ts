@@ -9,7 +9,7 @@ import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { seededRandom } from "./rng.ts";
 import { loadTokenizer } from "./tokens.ts";
 
-export { type MockOptions, mockOptionsSchema } from "./options.ts";
+export type { MockOptions } from "./options.ts";
 
 /** A running mock server. */
 export interface MockServer {

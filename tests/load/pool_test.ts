@@ -15,12 +15,12 @@ Deno.test("slots are spread evenly over at most `workers` Workers", () => {
 });
 
 Deno.test("claimRequest issues exactly the limit and nothing after STOP", () => {
-  const ctl = createControl();
+  const ctl = createControl(0);
   let n = 0;
   while (claimRequest(ctl, 5)) n++;
   assert.equal(n, 5);
   assert.equal(Atomics.load(ctl, Ctl.ISSUED), 5);
-  const ctl2 = createControl();
+  const ctl2 = createControl(0);
   Atomics.store(ctl2, Ctl.STOP, 1);
   assert.equal(claimRequest(ctl2, 5), false);
 });

@@ -21,7 +21,7 @@ async function run(
   plan: Partial<PhasePlan>,
   cap = UNCAPPED,
 ): Promise<{ records: RequestRecord[]; startNs: bigint }> {
-  const control = createControl();
+  const control = createControl(1);
   Atomics.store(control, Ctl.CAP, cap);
   const startEpochMs = performance.timeOrigin + performance.now() + 20;
   const records: RequestRecord[] = [];
