@@ -1,0 +1,273 @@
+/**
+ * Fast, exact token counting for OpenAI's `o200k_base`.
+ *
+ * gpt-tokenizer splits text into pieces with o200k's Unicode regex and looks every piece up in
+ * its 200k-entry rank map. Here a hand-written scanner finds the same pieces over char codes for
+ * ASCII text, and a bounded cache maps each piece to its token count. Wherever a non-ASCII
+ * character could affect a piece, the piece is taken by the original regex instead, so the
+ * pieces (and hence the count) are always identical to
+ * `countTokens(text, { disallowedSpecial: new Set() })`.
+ *
+ * The regex, in order of its alternatives:
+ *
+ *   1. [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(contraction)?
+ *   2. [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(contraction)?
+ *   3. \p{N}{1,3}
+ *   4. ' '?[^\s\p{L}\p{N}]+[\r\n/]*
+ *   5. \s*[\r\n]+
+ *   6. \s+(?!\S)
+ *   7. \s+
+ *
+ * where a contraction is an apostrophe followed by s, t, re, ve, m, ll or d in either case.
+ * Every position is matched by one alternative and no match is empty, so the pieces tile the
+ * text and can be found one after another from the start.
+ */
+
+import o200k from "gpt-tokenizer/encoding/o200k_base";
+
+/** The parts of gpt-tokenizer's encoder that counting one piece needs. */
+interface BpeCore {
+  tokenSplitRegex: RegExp;
+  getBpeRankFromString(piece: string): number | undefined;
+  bytePairEncode(piece: string): number[];
+}
+
+const core = (o200k as unknown as { bytePairEncodingCoreProcessor: BpeCore })
+  .bytePairEncodingCoreProcessor;
+
+/** o200k's split regex, sticky: matches exactly one piece at `lastIndex`. */
+const SPLIT = new RegExp(core.tokenSplitRegex.source, "uy");
+
+// Character classes of the ASCII range, as the regex sees them.
+const UPPER = 1; // \p{Lu}: A-Z
+const LOWER = 2; // \p{Ll}: a-z
+const DIGIT = 4; // \p{N}: 0-9
+const SPACE = 8; // \s: \t \n \v \f \r and space
+const NEWLINE = 16; // \r \n (also SPACE)
+const OTHER = 32; // [^\s\p{L}\p{N}]: punctuation, symbols, control characters
+const LETTER = UPPER | LOWER;
+
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if (c >= 65 && c <= 90) CLASS[c] = UPPER;
+  else if (c >= 97 && c <= 122) CLASS[c] = LOWER;
+  else if (c >= 48 && c <= 57) CLASS[c] = DIGIT;
+  else if (c === 10 || c === 13) CLASS[c] = SPACE | NEWLINE;
+  else if (c === 9 || c === 11 || c === 12 || c === 32) CLASS[c] = SPACE;
+  else CLASS[c] = OTHER;
+}
+
+const APOSTROPHE = 39;
+const SLASH = 47;
+
+/**
+ * End of alternatives 1–2 for letters starting at `j`: uppercase letters, then lowercase ones,
+ * then an optional contraction. -1 when a non-ASCII character could extend the letters.
+ */
+function lettersEnd(s: string, j: number, n: number): number {
+  let p = j;
+  let c = 0;
+  while (p < n) {
+    c = s.charCodeAt(p);
+    if (c >= 128) return -1;
+    if (CLASS[c] !== UPPER) break;
+    p++;
+  }
+  while (p < n) {
+    c = s.charCodeAt(p);
+    if (c >= 128) return -1;
+    if (CLASS[c] !== LOWER) break;
+    p++;
+  }
+  if (p + 1 < n && s.charCodeAt(p) === APOSTROPHE) {
+    // `| 0x20` lowercases an ASCII letter; no other char code lands on a letter compared here.
+    const a = s.charCodeAt(p + 1) | 0x20;
+    if (a === 0x73 || a === 0x74 || a === 0x6d || a === 0x64) return p + 2; // s t m d
+    if (p + 2 < n) {
+      const b = s.charCodeAt(p + 2) | 0x20;
+      if (a === 0x6c && b === 0x6c) return p + 3; // ll
+      if ((a === 0x72 || a === 0x76) && b === 0x65) return p + 3; // re ve
+    }
+  }
+  return p;
+}
+
+/**
+ * End of alternative 4 whose run of punctuation continues at `j`: the rest of the run, then any
+ * \r, \n and /. -1 when a non-ASCII character could extend the run.
+ */
+function punctEnd(s: string, j: number, n: number): number {
+  let c = 0;
+  while (j < n) {
+    c = s.charCodeAt(j);
+    if (c >= 128) return -1;
+    if (CLASS[c] !== OTHER) break;
+    j++;
+  }
+  while (j < n) {
+    c = s.charCodeAt(j);
+    if (c !== 10 && c !== 13 && c !== SLASH) break;
+    j++;
+  }
+  return j;
+}
+
+/**
+ * End of alternatives 5–7 for the whitespace starting at `i`: up to its last line break if it has
+ * one, else all of it at the end of the text, else all but its last character (which then
+ * prefixes the next piece) unless it is a single character. -1 when a non-ASCII character could
+ * extend the whitespace.
+ */
+function spaceEnd(s: string, i: number, n: number): number {
+  let j = i;
+  let lastBreak = -1;
+  while (j < n) {
+    const c = s.charCodeAt(j);
+    if (c >= 128) return -1;
+    const k = CLASS[c];
+    if ((k & SPACE) === 0) break;
+    if (k & NEWLINE) lastBreak = j;
+    j++;
+  }
+  if (lastBreak >= 0) return lastBreak + 1;
+  if (j === n) return n;
+  return j - i >= 2 ? j - 1 : j;
+}
+
+/** End of the piece starting at `i`, or -1 when it must be taken by the regex. */
+function pieceEnd(s: string, i: number, n: number): number {
+  const c = s.charCodeAt(i);
+  if (c >= 128) return -1;
+  const k = CLASS[c];
+  if (k & LETTER) return lettersEnd(s, i, n);
+  if (k === DIGIT) {
+    const stop = i + 3 < n ? i + 3 : n;
+    let j = i + 1;
+    while (j < stop) {
+      const d = s.charCodeAt(j);
+      if (d >= 128) return -1;
+      if (CLASS[d] !== DIGIT) return j;
+      j++;
+    }
+    return j;
+  }
+  if (k & NEWLINE) return spaceEnd(s, i, n);
+  // Punctuation or a space, tab, \v or \f: it may prefix letters.
+  if (i + 1 === n) return n;
+  const c1 = s.charCodeAt(i + 1);
+  if (c1 >= 128) return -1;
+  const k1 = CLASS[c1];
+  if (k1 & LETTER) return lettersEnd(s, i + 1, n);
+  if (k === OTHER) return punctEnd(s, i + 1, n);
+  if (c === 32 && k1 === OTHER) return punctEnd(s, i + 2, n);
+  return spaceEnd(s, i, n);
+}
+
+/** End of the piece starting at `i`, as the regex finds it. */
+function regexEnd(s: string, i: number): number {
+  SPLIT.lastIndex = i;
+  if (SPLIT.exec(s) === null) throw new Error(`o200k split found no piece at ${i}`);
+  return SPLIT.lastIndex;
+}
+
+/** Appends the pieces o200k's split regex cuts `text` into, in order. */
+export function splitO200k(text: string, out: string[] = []): string[] {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let e = pieceEnd(text, i, n);
+    if (e < 0) e = regexEnd(text, i);
+    out.push(text.slice(i, e));
+    i = e;
+  }
+  return out;
+}
+
+/** Pieces longer than this are counted without being cached. */
+const MAX_CACHED_LENGTH = 32;
+/** The cache is emptied when it holds this many pieces. */
+const MAX_CACHED_PIECES = 100_000;
+
+// The cache of piece → token count: an open-addressing hash table probed linearly, kept under 40%
+// full. Pieces are looked up by their position in the text, so a hit needs no substring: each
+// slot holds a piece's hash, its length, where its UTF-16 code units start in `units`, and its
+// count. An empty slot has length -1.
+const SLOT_BITS = 18;
+const SLOT_MASK = (1 << SLOT_BITS) - 1;
+const SLOT_SHIFT = 32 - SLOT_BITS; // a slot is the top bits of the hash times 2^32/φ
+const slotHash = new Int32Array(1 << SLOT_BITS);
+const slotLength = new Int32Array(1 << SLOT_BITS).fill(-1);
+const slotStart = new Int32Array(1 << SLOT_BITS);
+const slotCount = new Int32Array(1 << SLOT_BITS);
+let cachedPieces = 0;
+let units = new Uint16Array(1 << 16);
+let unitsUsed = 0;
+
+/** Tokens in one piece: 1 if the piece is a token, else the length of its byte-pair encoding. */
+function encodedLength(piece: string): number {
+  return core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length;
+}
+
+/** Counts the piece `s.slice(i, e)`, not found in the cache at `slot`, and caches it there. */
+function countAndCache(s: string, i: number, e: number, hash: number, slot: number): number {
+  const count = encodedLength(s.slice(i, e));
+  const length = e - i;
+  if (cachedPieces >= MAX_CACHED_PIECES) {
+    slotLength.fill(-1);
+    cachedPieces = 0;
+    unitsUsed = 0;
+    slot = Math.imul(hash, 0x9e3779b1) >>> SLOT_SHIFT;
+  }
+  if (unitsUsed + length > units.length) {
+    const grown = new Uint16Array(units.length * 2);
+    grown.set(units);
+    units = grown;
+  }
+  for (let j = 0; j < length; j++) units[unitsUsed + j] = s.charCodeAt(i + j);
+  slotHash[slot] = hash;
+  slotLength[slot] = length;
+  slotStart[slot] = unitsUsed;
+  slotCount[slot] = count;
+  unitsUsed += length;
+  cachedPieces++;
+  return count;
+}
+
+/**
+ * Number of `o200k_base` tokens in `text`, special-token text such as "<|endoftext|>" counted as
+ * ordinary text: the same as gpt-tokenizer's `countTokens(text, { disallowedSpecial: new Set() })`.
+ */
+export function countO200k(text: string): number {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  pieces: while (i < n) {
+    let e = pieceEnd(text, i, n);
+    if (e < 0) e = regexEnd(text, i);
+    const length = e - i;
+    if (length > MAX_CACHED_LENGTH) {
+      count += encodedLength(text.slice(i, e));
+      i = e;
+      continue;
+    }
+    let hash = 0x811c9dc5 | 0; // FNV-1a over UTF-16 code units
+    for (let j = i; j < e; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
+    let slot = Math.imul(hash, 0x9e3779b1) >>> SLOT_SHIFT;
+    for (let l = slotLength[slot]; l >= 0; l = slotLength[slot]) {
+      if (l === length && slotHash[slot] === hash) {
+        const start = slotStart[slot];
+        let j = 0;
+        while (j < length && units[start + j] === text.charCodeAt(i + j)) j++;
+        if (j === length) {
+          count += slotCount[slot];
+          i = e;
+          continue pieces;
+        }
+      }
+      slot = (slot + 1) & SLOT_MASK;
+    }
+    count += countAndCache(text, i, e, hash, slot);
+    i = e;
+  }
+  return count;
+}
