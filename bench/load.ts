@@ -5,9 +5,21 @@
  *
  * Per point: completed requests/s, SSE events/s (content events: requests × tokens), client CPU
  * per request and per 1,000 events (net of the CLI's fixed start-up and report cost, measured once
- * with a 1-request run), peak RSS, and the error of the reported TTFT and ITL against the mock's
- * settings (p50, p99). `--baseline` also runs bench/baseline_reader.ts (raw sockets, no metrics)
- * at every point and prints reprise's share of its events/s per CPU second.
+ * with a 1-request run), peak RSS, and the error of the reported TTFT and ITL (p50, p99).
+ *
+ * The TTFT and ITL errors are measured per request against what the mock really did: it runs with
+ * `--timing-log` and logs, per `X-Request-ID`, when it handed the first and last token to the
+ * response body. Both processes read the same clock (`performance.timeOrigin + performance.now()`,
+ * epoch ns), so the client's TTFT error is its reported TTFT minus (first token sent − request
+ * start), and its ITL error is its reported ITL minus (last − first token sent) / (tokens − 1).
+ * This is the client's own error, without the mock's lateness (its timers fire late under load);
+ * the older comparison with the mock's configured delays is kept in the JSON results as
+ * `ttftVsConfiguredMs` / `itlVsConfiguredMs`, next to the two parts of the difference: the time
+ * from the request's start to the mock's handler (`startToReceivedMs`) and the mock's lateness
+ * after it (`mockTtftLateMs`).
+ *
+ * `--baseline` also runs bench/baseline_reader.ts (raw sockets, no metrics) at every point and
+ * prints reprise's share of its events/s per CPU second.
  *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
  * --baseline, --seconds N (target length of a point, default 3), --workers-max N (default 2),
@@ -57,8 +69,25 @@ interface Measured {
   /** Events per CPU second (net): the per-core rate. */
   eventsPerCpuSecond: number;
   peakRssMb: number;
-  ttftErrMs?: { p50: number; p99: number };
-  itlErrMs?: { p50: number; p99: number };
+  /** Reported TTFT − the mock's logged first-token send time, per request. */
+  ttftVsServerMs?: Percentiles;
+  /** Reported per-request ITL − the mock's logged (last − first) / (tokens − 1), per request. */
+  itlVsServerMs?: Percentiles;
+  /** Requests joined with the mock's timing log, and successful ones missing from it. */
+  timingJoined?: number;
+  timingMissing?: number;
+  /** The mock's first token send time − its configured TTFT, per request: its own lateness. */
+  mockTtftLateMs?: Percentiles;
+  /** When the mock's handler got the request − the request's start, per request. */
+  startToReceivedMs?: Percentiles;
+  /** Summary TTFT and ITL percentiles − the mock's configured delays. */
+  ttftVsConfiguredMs?: Percentiles;
+  itlVsConfiguredMs?: Percentiles;
+}
+
+interface Percentiles {
+  p50: number;
+  p99: number;
 }
 
 function matrix(): Point[] {
@@ -99,8 +128,93 @@ function requestCount(p: Point, seconds: number): number {
   return p.concurrency * rounds;
 }
 
-/** A mock server in its own process; resolves with its URL once it listens. */
-async function startMock(ttftMs: number, itlMs: number) {
+/** One line of the mock's timing log (`--timing-log`). */
+interface SentLine {
+  request_id: string | null;
+  received_ns: bigint;
+  first_token_ns: bigint | null;
+  last_token_ns: bigint | null;
+  tokens: number;
+}
+
+/**
+ * Parses a JSON line whose `*_ns` fields are epoch ns integers, exactly: they exceed the range a
+ * double holds exactly, so they are read from their source digits.
+ */
+function parseNsLine<T>(line: string): T {
+  return JSON.parse(
+    line,
+    (key, value, ctx?: { source?: string }) =>
+      key.endsWith("_ns") && typeof value === "number" && ctx?.source !== undefined
+        ? BigInt(ctx.source)
+        : value,
+  );
+}
+
+/** Follows a mock's timing log: reads the lines appended since the last read. */
+class TimingLogTail {
+  #path: string;
+  #offset = 0;
+  #dec = new TextDecoder();
+  /** Lines read and not yet taken, by request id. */
+  #lines = new Map<string, SentLine>();
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  async #read(): Promise<void> {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.#path);
+    } catch {
+      return; // Not created yet.
+    }
+    let bytes: Uint8Array;
+    try {
+      await file.seek(this.#offset, Deno.SeekMode.Start);
+      bytes = new Uint8Array(await new Response(file.readable).arrayBuffer());
+    } catch {
+      return;
+    }
+    // Only whole lines: the last one may still be being written.
+    const end = bytes.lastIndexOf(10);
+    if (end < 0) return;
+    this.#offset += end + 1;
+    for (const line of this.#dec.decode(bytes.subarray(0, end)).split("\n")) {
+      if (line === "") continue;
+      const sent = parseNsLine<SentLine>(line);
+      if (sent.request_id !== null) this.#lines.set(sent.request_id, sent);
+    }
+  }
+
+  /**
+   * The lines of `ids`, waiting up to `timeoutMs` for the mock to flush them (it writes at least
+   * every 100 ms). Forgets every other line read so far: runs are sequential, so they belong to
+   * runs already measured.
+   */
+  async take(ids: string[], timeoutMs = 3000): Promise<Map<string, SentLine>> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      await this.#read();
+      if (ids.every((id) => this.#lines.has(id)) || performance.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const out = new Map<string, SentLine>();
+    for (const id of ids) {
+      const sent = this.#lines.get(id);
+      if (sent) out.set(id, sent);
+    }
+    this.#lines.clear();
+    return out;
+  }
+}
+
+/**
+ * A mock server in its own process, logging its send times to `timingLog`; resolves with its
+ * URL once it listens.
+ */
+async function startMock(ttftMs: number, itlMs: number, timingLog: string) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -113,6 +227,8 @@ async function startMock(ttftMs: number, itlMs: number) {
       String(ttftMs),
       "--itl-ms",
       String(itlMs),
+      "--timing-log",
+      timingLog,
     ],
     stdout: "null",
     // It announces its URL on stderr.
@@ -132,6 +248,7 @@ async function startMock(ttftMs: number, itlMs: number) {
   })().catch(() => {});
   return {
     url: /http:\/\/[\d.]+:\d+/.exec(text)![0],
+    timing: new TimingLogTail(timingLog),
     async stop() {
       child.kill("SIGTERM");
       await child.status;
@@ -218,31 +335,106 @@ function profileArgs(
   ];
 }
 
+/** One line of reprise's `profile_export.jsonl`, the fields compared with the mock's log. */
+interface RecordLine {
+  metadata: { x_request_id: string; request_start_ns: bigint };
+  metrics: {
+    time_to_first_token?: { value: number };
+    inter_token_latency?: { value: number };
+  };
+  error: unknown;
+}
+
+/** The `q` quantile of `xs` (linear between closest ranks); NaN when empty. */
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+function percentiles(xs: number[]): Percentiles | undefined {
+  if (xs.length === 0) return undefined;
+  const sorted = xs.toSorted((a, b) => a - b);
+  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
+}
+
+const nsToMs = (ns: bigint) => Number(ns) / 1e6;
+
+/**
+ * Joins reprise's records with the mock's timing log on request id: per request, the error of the
+ * reported TTFT and ITL against when the mock really sent the first and last token.
+ */
+async function versusServer(jsonl: string, timing: TimingLogTail, p: Point) {
+  const records: RecordLine[] = [];
+  for (const line of jsonl.split("\n")) {
+    if (line === "") continue;
+    const rec = parseNsLine<RecordLine>(line);
+    if (rec.error === null && rec.metrics.time_to_first_token !== undefined) records.push(rec);
+  }
+  const sent = await timing.take(records.map((r) => r.metadata.x_request_id));
+  const ttft: number[] = [];
+  const itl: number[] = [];
+  const late: number[] = [];
+  const toReceived: number[] = [];
+  for (const rec of records) {
+    const s = sent.get(rec.metadata.x_request_id);
+    if (!s || s.first_token_ns === null || s.last_token_ns === null) continue;
+    const start = rec.metadata.request_start_ns;
+    ttft.push(rec.metrics.time_to_first_token!.value - nsToMs(s.first_token_ns - start));
+    late.push(nsToMs(s.first_token_ns - s.received_ns) - p.ttftMs);
+    toReceived.push(nsToMs(s.received_ns - start));
+    const reported = rec.metrics.inter_token_latency?.value;
+    if (reported !== undefined && s.tokens >= 2) {
+      itl.push(reported - nsToMs(s.last_token_ns - s.first_token_ns) / (s.tokens - 1));
+    }
+  }
+  return {
+    ttftVsServerMs: percentiles(ttft),
+    itlVsServerMs: percentiles(itl),
+    timingJoined: ttft.length,
+    timingMissing: records.length - ttft.length,
+    mockTtftLateMs: percentiles(late),
+    startToReceivedMs: percentiles(toReceived),
+  };
+}
+
+/** A running mock, as a reprise run needs it. */
+interface MockHandle {
+  url: string;
+  timing: TimingLogTail;
+}
+
 /** Runs reprise at one point; `fixedCpu` is the start-up cost subtracted. */
 async function runReprise(
   transport: string,
   p: Point,
-  url: string,
+  mock: MockHandle,
   input: string,
   dir: string,
   fixedCpu: number,
 ): Promise<Measured> {
   const requests = requestCount(p, Number(values.seconds));
   const artifacts = await Deno.makeTempDir({ dir });
-  const res = await timed(profileArgs(url, input, artifacts, transport, p.concurrency, requests));
+  const res = await timed(
+    profileArgs(mock.url, input, artifacts, transport, p.concurrency, requests),
+  );
   if (res.code !== 0) {
     throw new Error(`reprise exited with ${res.code}: ${res.stderr.slice(-2000)}`);
   }
   const runDir = join(artifacts, [...Deno.readDirSync(artifacts)][0].name);
   const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
+  const jsonl = await Deno.readTextFile(join(runDir, "profile_export.jsonl"));
+  await Deno.remove(artifacts, { recursive: true });
+  const truth = await versusServer(jsonl, mock.timing, p);
   const completed = summary.request_count?.avg ?? requests;
   const duration = summary.benchmark_duration?.avg ?? res.wall;
   const errors = Math.round((summary.request_error_rate?.avg ?? 0) * completed);
-  await Deno.remove(artifacts, { recursive: true });
   const netCpu = Math.max(res.cpu - fixedCpu, 1e-6);
   const events = completed * p.tokens;
-  const err = (m: { p50: number; p99: number } | undefined, truth: number) =>
-    m ? { p50: m.p50 - truth, p99: m.p99 - truth } : undefined;
+  const err = (m: Percentiles | undefined, configured: number) =>
+    m ? { p50: m.p50 - configured, p99: m.p99 - configured } : undefined;
   return {
     client: `reprise/${transport}`,
     point: p,
@@ -256,8 +448,9 @@ async function runReprise(
     cpuMsPer1kEvents: (netCpu * 1e6) / events,
     eventsPerCpuSecond: events / netCpu,
     peakRssMb: res.rssMb,
-    ttftErrMs: err(summary.time_to_first_token, p.ttftMs),
-    itlErrMs: err(summary.inter_token_latency, p.itlMs),
+    ...truth,
+    ttftVsConfiguredMs: err(summary.time_to_first_token, p.ttftMs),
+    itlVsConfiguredMs: err(summary.inter_token_latency, p.itlMs),
   };
 }
 
@@ -320,8 +513,8 @@ function row(m: Measured, base?: Measured): string {
     fmt(m.cpuMsPerRequest, 3).padStart(7),
     fmt(m.cpuMsPer1kEvents, 2).padStart(7),
     fmt(m.peakRssMb, 0).padStart(5),
-    `${fmt(m.ttftErrMs?.p50, 2)}/${fmt(m.ttftErrMs?.p99, 2)}`.padStart(13),
-    `${fmt(m.itlErrMs?.p50, 2)}/${fmt(m.itlErrMs?.p99, 2)}`.padStart(13),
+    `${fmt(m.ttftVsServerMs?.p50, 2)}/${fmt(m.ttftVsServerMs?.p99, 2)}`.padStart(13),
+    `${fmt(m.itlVsServerMs?.p50, 2)}/${fmt(m.itlVsServerMs?.p99, 2)}`.padStart(13),
     base && m !== base
       ? `${fmt((100 * m.eventsPerCpuSecond) / base.eventsPerCpuSecond, 0)}% ${
         fmt(m.cpuMsPer1kEvents / base.cpuMsPer1kEvents, 2)
@@ -360,7 +553,8 @@ async function main(): Promise<void> {
     for (const p of points) {
       if (!inputs.has(p.tokens)) inputs.set(p.tokens, await payloadFile(dir, p.tokens));
     }
-    const first = await startMock(0, 0);
+    const logOf = (key: string) => join(dir, `timing_${key.replace("/", "_")}.jsonl`);
+    const first = await startMock(0, 0, logOf("0/0"));
     mocks.set("0/0", first);
     // The CLI's fixed cost (start-up, dataset, report, artifacts): one 1-request run.
     const fixed = await timed(
@@ -392,11 +586,15 @@ async function main(): Promise<void> {
         (fixedBase ? `, baseline ${fixedBase.cpu.toFixed(2)} CPU s` : "") +
         `; workers-max ${values["workers-max"]}; ${navigator.hardwareConcurrency} cores\n`,
     );
+    console.log(
+      "TTFT err, ITL err: p50/p99 ms of each request's reported value minus the mock's logged " +
+        "send times (--timing-log)\n",
+    );
     console.log(HEADER);
     for (const p of points) {
       const key = `${p.ttftMs}/${p.itlMs}`;
       let mock = mocks.get(key);
-      if (!mock) mocks.set(key, mock = await startMock(p.ttftMs, p.itlMs));
+      if (!mock) mocks.set(key, mock = await startMock(p.ttftMs, p.itlMs, logOf(key)));
       const input = inputs.get(p.tokens)!;
       let base: Measured | undefined;
       if (values.baseline) {
@@ -406,9 +604,12 @@ async function main(): Promise<void> {
       }
       for (const t of transports) {
         try {
-          const m = await runReprise(t, p, mock.url, input, dir, fixed.cpu);
+          const m = await runReprise(t, p, mock, input, dir, fixed.cpu);
           results.push(m);
           console.log(row(m, base));
+          if (m.timingMissing) {
+            console.log(`  ${m.timingMissing} requests missing from the mock's timing log`);
+          }
         } catch (e) {
           console.log(`${t} at ${JSON.stringify(p)} failed: ${(e as Error).message}`);
         }

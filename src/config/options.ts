@@ -852,6 +852,16 @@ export const mockServerOptions = {
     help: "Seed for fault injection and jitter; random when absent.",
     metavar: "N",
   }),
+  timingLog: opt({
+    flag: "timing-log",
+    kind: "string",
+    schema: z.string().min(1),
+    expect: "a file path",
+    group: "Diagnostics",
+    help:
+      "Append one JSON line per streamed answer: request id and the epoch ns it was received and its first and last tokens were sent.",
+    metavar: "FILE",
+  }),
 } as const;
 
 /** Options of `reprise report <artifact dir> …`. */

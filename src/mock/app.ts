@@ -41,7 +41,10 @@ const openaiShape: ErrorShape = (status, message) =>
 /** Wraps a route module with body parsing and fault injection. */
 function inference(ctx: MockContext, answer: Answer, errorShape: ErrorShape = openaiShape) {
   return async (
-    c: { req: { text(): Promise<string> }; env: MockBindings | undefined },
+    c: {
+      req: { text(): Promise<string>; header(name: string): string | undefined };
+      env: MockBindings | undefined;
+    },
   ): Promise<Response> => {
     const arrival = c.env?.arrival ?? performance.now();
     const text = await c.req.text();
@@ -66,6 +69,7 @@ function inference(ctx: MockContext, answer: Answer, errorShape: ErrorShape = op
       body: body as Record<string, unknown>,
       arrival,
       truncate: fault === "truncate",
+      requestId: c.req.header("x-request-id") ?? null,
     });
   };
 }

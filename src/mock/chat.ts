@@ -6,13 +6,13 @@ import {
   countMessages,
   type Exchange,
   type MockContext,
-  scheduleFor,
+  streamBody,
   unixNow,
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
 import { sleepUntil } from "./schedule.ts";
-import { type StreamScript, timedStream } from "./stream.ts";
+import type { StreamScript } from "./stream.ts";
 import { REASONING_OFFSET, tokenJson, tokensText } from "./tokens.ts";
 
 /** OpenAI's `usage` object as JSON text; `completion` includes `reasoning`. */
@@ -61,7 +61,7 @@ export async function chatCompletions(ctx: MockContext, ex: Exchange): Promise<R
         (includeUsage ? `${open}],"usage":${usage}}\n\n` : "") +
         "data: [DONE]\n\n",
     };
-    return sseReply(timedStream(script, scheduleFor(ctx, ex, total), ex.truncate, ctx.signal));
+    return sseReply(streamBody(ctx, ex, script));
   }
 
   await sleepUntil(completionTime(ctx, ex, reasoning + count), ctx.signal);

@@ -6,13 +6,13 @@ import {
   completionTime,
   type Exchange,
   type MockContext,
-  scheduleFor,
+  streamBody,
   unixNow,
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
 import { sleepUntil } from "./schedule.ts";
-import { type StreamScript, timedStream } from "./stream.ts";
+import type { StreamScript } from "./stream.ts";
 import { tokenJson, tokensText } from "./tokens.ts";
 
 /** Prompt tokens of `prompt`: a string, a list of strings, or token ids; null when invalid. */
@@ -64,7 +64,7 @@ export async function completions(ctx: MockContext, ex: Exchange): Promise<Respo
         (includeUsage ? `data: ${open}],"usage":${usage}}\n\n` : "") +
         "data: [DONE]\n\n",
     };
-    return sseReply(timedStream(script, scheduleFor(ctx, ex, count), ex.truncate, ctx.signal));
+    return sseReply(streamBody(ctx, ex, script));
   }
 
   await sleepUntil(completionTime(ctx, ex, count), ctx.signal);

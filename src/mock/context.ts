@@ -2,6 +2,8 @@
 
 import type { ResolvedMockOptions } from "./options.ts";
 import { tokenTimes } from "./schedule.ts";
+import { type StreamScript, timedStream } from "./stream.ts";
+import type { TimingLog } from "./timing_log.ts";
 import type { Tokenizer } from "./tokens.ts";
 
 /** Server-wide state handed to each route. */
@@ -16,6 +18,8 @@ export interface MockContext {
   model: string;
   /** A fresh id suffix (hex), unique within this server. */
   nextId(): string;
+  /** Where streamed answers log their send times (`--timing-log`); null when not logging. */
+  timingLog: TimingLog | null;
 }
 
 /** One request as a route sees it. */
@@ -26,6 +30,8 @@ export interface Exchange {
   arrival: number;
   /** Stop the streamed answer half-way, without its final events. */
   truncate: boolean;
+  /** The request's `X-Request-ID` header, null when absent. */
+  requestId: string | null;
 }
 
 /** The answer length and whether the request's own limit set it (finish reason "length"). */
@@ -51,6 +57,25 @@ export function useModel(ctx: MockContext, body: Record<string, unknown>): strin
 /** Due times of the `count` tokens of an answer to `ex`, with the server's timing. */
 export function scheduleFor(ctx: MockContext, ex: Exchange, count: number): Float64Array {
   return tokenTimes(ex.arrival, count, ctx.opts, ctx.random);
+}
+
+/**
+ * The body of a streamed answer to `ex` sending `script`'s `count` tokens on the server's
+ * schedule, logged to the timing log when there is one.
+ */
+export function streamBody(
+  ctx: MockContext,
+  ex: Exchange,
+  script: StreamScript,
+): ReadableStream<Uint8Array> {
+  const log = ctx.timingLog;
+  return timedStream(
+    script,
+    scheduleFor(ctx, ex, script.count),
+    ex.truncate,
+    ctx.signal,
+    log === null ? undefined : (sent) => log.record(ex.requestId, ex.arrival, sent),
+  );
 }
 
 /** When a non-streaming answer is complete: the last token's due time, or the first's if none. */

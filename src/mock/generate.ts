@@ -8,11 +8,11 @@ import {
   completionTime,
   type Exchange,
   type MockContext,
-  scheduleFor,
+  streamBody,
 } from "./context.ts";
 import { jsonReply, sseReply, tgiError } from "./reply.ts";
 import { sleepUntil } from "./schedule.ts";
-import { type StreamScript, timedStream } from "./stream.ts";
+import type { StreamScript } from "./stream.ts";
 import { tokenJson, tokensText } from "./tokens.ts";
 
 /** The request's `inputs` and `parameters`, or an error answer. */
@@ -65,5 +65,5 @@ export function generateStream(ctx: MockContext, ex: Exchange): Response {
       }`,
     tail: "",
   };
-  return sseReply(timedStream(script, scheduleFor(ctx, ex, count), ex.truncate, ctx.signal));
+  return sseReply(streamBody(ctx, ex, script));
 }

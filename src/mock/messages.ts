@@ -9,12 +9,12 @@ import {
   countMessages,
   type Exchange,
   type MockContext,
-  scheduleFor,
+  streamBody,
   useModel,
 } from "./context.ts";
 import { anthropicError, jsonReply, sseReply } from "./reply.ts";
 import { sleepUntil } from "./schedule.ts";
-import { type StreamScript, timedStream } from "./stream.ts";
+import type { StreamScript } from "./stream.ts";
 import { REASONING_OFFSET, tokenJson, tokensText } from "./tokens.ts";
 
 /** The signature a thinking block carries; clients pass it back, the mock never checks it. */
@@ -99,5 +99,5 @@ export async function messages(ctx: MockContext, ex: Exchange): Promise<Response
       ) +
       packet("message_stop", `{"type":"message_stop"}`),
   };
-  return sseReply(timedStream(script, scheduleFor(ctx, ex, total), ex.truncate, ctx.signal));
+  return sseReply(streamBody(ctx, ex, script));
 }

@@ -29,10 +29,17 @@ export interface MockOptions {
   reasoningTokens?: number;
   /** Seed of the generator that decides injected faults; random when absent. */
   seed?: number;
+  /**
+   * File that receives one JSON line per streamed answer when it ends (see `TimingLog`);
+   * nothing is logged when absent.
+   */
+  timingLog?: string;
 }
 
 /** Options with every default applied. */
-export type ResolvedMockOptions = Required<Omit<MockOptions, "seed">> & { seed: number };
+export type ResolvedMockOptions =
+  & Required<Omit<MockOptions, "seed" | "timingLog">>
+  & { seed: number; timingLog?: string };
 
 /**
  * Applies defaults (port 0: any free port) and checks every value against the option table the

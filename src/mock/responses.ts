@@ -10,13 +10,13 @@ import {
   contentText,
   type Exchange,
   type MockContext,
-  scheduleFor,
+  streamBody,
   unixNow,
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
 import { sleepUntil } from "./schedule.ts";
-import { type StreamScript, timedStream } from "./stream.ts";
+import type { StreamScript } from "./stream.ts";
 import { REASONING_OFFSET, tokenJson, tokensText } from "./tokens.ts";
 
 /** Prompt tokens of `input` (a string or a list of items) plus `instructions`; null if invalid. */
@@ -204,5 +204,5 @@ export async function responses(ctx: MockContext, ex: Exchange): Promise<Respons
     tail: (reasoning > 0 && count === 0 ? reasoningClose : "") +
       (count === 0 ? messageOpen : "") + messageClose,
   };
-  return sseReply(timedStream(script, scheduleFor(ctx, ex, total), ex.truncate, ctx.signal));
+  return sseReply(streamBody(ctx, ex, script));
 }

@@ -7,6 +7,7 @@ import { mockApp } from "./app.ts";
 import type { MockContext } from "./context.ts";
 import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { seededRandom } from "./rng.ts";
+import { TimingLog } from "./timing_log.ts";
 import { loadTokenizer } from "./tokens.ts";
 
 export type { MockOptions } from "./options.ts";
@@ -18,7 +19,10 @@ export interface MockServer {
   port: number;
   /** Requests served so far, in total and by URL path. */
   stats(): { requests: number; byPath: Record<string, number> };
-  /** Ends answers still streaming, stops listening and resolves when the server is down. */
+  /**
+   * Ends answers still streaming, stops listening, writes what the timing log holds and resolves
+   * when the server is down.
+   */
   close(): Promise<void>;
 }
 
@@ -34,6 +38,7 @@ function pathOf(url: string): string {
 export async function startMockServer(opts: MockOptions = {}): Promise<MockServer> {
   const o = resolveMockOptions(opts);
   const tokenizer = await loadTokenizer();
+  const timingLog = o.timingLog === undefined ? null : await TimingLog.open(o.timingLog);
   const closing = new AbortController();
   let ids = 0;
   const ctx: MockContext = {
@@ -43,24 +48,31 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     signal: closing.signal,
     model: "mock-model",
     nextId: () => (++ids).toString(16).padStart(24, "0"),
+    timingLog,
   };
   const app = mockApp(ctx);
   let requests = 0;
   const byPath: Record<string, number> = {};
 
-  const server = Deno.serve({
-    hostname: o.host,
-    port: o.port,
-    onListen() {},
-    // A dropped answer's failing body lands here; the client already lost the connection.
-    onError: () => new Response(null, { status: 500 }),
-  }, (req) => {
-    const arrival = performance.now();
-    requests++;
-    const path = pathOf(req.url);
-    byPath[path] = (byPath[path] ?? 0) + 1;
-    return app.fetch(req, { arrival });
-  });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: o.host,
+      port: o.port,
+      onListen() {},
+      // A dropped answer's failing body lands here; the client already lost the connection.
+      onError: () => new Response(null, { status: 500 }),
+    }, (req) => {
+      const arrival = performance.now();
+      requests++;
+      const path = pathOf(req.url);
+      byPath[path] = (byPath[path] ?? 0) + 1;
+      return app.fetch(req, { arrival });
+    });
+  } catch (e) {
+    await timingLog?.close();
+    throw e;
+  }
 
   const port = server.addr.port;
   const host = server.addr.hostname.includes(":")
@@ -74,7 +86,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     close() {
       closed ??= (async () => {
         closing.abort();
-        await server.shutdown();
+        try {
+          await server.shutdown();
+        } finally {
+          await timingLog?.close();
+        }
       })();
       return closed;
     },

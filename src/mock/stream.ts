@@ -5,6 +5,7 @@
  */
 
 import { sleepUntil } from "./schedule.ts";
+import type { SentTimes } from "./timing_log.ts";
 
 /** The events of one streamed answer, as wire text. */
 export interface StreamScript {
@@ -23,24 +24,45 @@ const encoder = new TextEncoder();
 /**
  * The body of a streamed answer. `times[k]` is when token k is due (`performance.now()` ms).
  * `truncate` ends the body after half of the tokens, without the tail. `signal` (the server
- * closing) ends the body early.
+ * closing) ends the body early. `onEnd`, when given, learns once, as the body ends for whatever
+ * reason, when the chunks carrying its first and last tokens were handed to the body.
  */
 export function timedStream(
   script: StreamScript,
   times: Float64Array,
   truncate: boolean,
   signal?: AbortSignal,
+  onEnd?: (sent: SentTimes) => void,
 ): ReadableStream<Uint8Array> {
   const limit = truncate ? Math.min(script.count, Math.max(1, script.count >> 1)) : script.count;
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
-  const finish = () => signal?.removeEventListener("abort", onAbort);
   let k = 0;
   let headSent = false;
+  // When the chunks carrying tokens left (`performance.now()` ms; -1: none yet), and how many.
+  let first = -1;
+  let last = -1;
+  let sent = 0;
+  let ended = false;
+  const finish = () => {
+    signal?.removeEventListener("abort", onAbort);
+    if (ended) return;
+    ended = true;
+    onEnd?.({ first: first < 0 ? null : first, last: last < 0 ? null : last, tokens: sent });
+  };
+  /** Stamps a chunk about to be enqueued if it carries tokens (`k` moved past `from`). */
+  const stamp = (from: number) => {
+    if (onEnd === undefined || k === from) return;
+    const now = performance.now();
+    if (first < 0) first = now;
+    last = now;
+    sent = k;
+  };
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      const from = k;
       let text = "";
       if (!headSent) {
         headSent = true;
@@ -65,11 +87,17 @@ export function timedStream(
         if (text !== "") break;
       }
       if (k < limit) {
-        controller.enqueue(encoder.encode(text));
+        const chunk = encoder.encode(text);
+        stamp(from);
+        controller.enqueue(chunk);
         return;
       }
       if (!truncate) text += script.tail;
-      if (text !== "") controller.enqueue(encoder.encode(text));
+      if (text !== "") {
+        const chunk = encoder.encode(text);
+        stamp(from);
+        controller.enqueue(chunk);
+      }
       finish();
       controller.close();
     },
