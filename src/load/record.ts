@@ -52,10 +52,16 @@ export interface RequestRecord {
   ackNs: number | null;
   /** Last byte read or failure, ns after start. */
   endNs: number;
-  /** Arrival of each response carrying content (text or reasoning), ns after start. */
-  responseNs: number[];
-  /** Per response in `responseNs`: true when it carried reasoning only (no output text). */
-  responseReasoning: boolean[];
+  /**
+   * Arrival of each response carrying content (text or reasoning), ns after start. Workers send
+   * a Float64Array: it crosses to the main thread as one block, not one value at a time.
+   */
+  responseNs: Float64Array | number[];
+  /**
+   * Per response in `responseNs`: true (1) when it carried reasoning only (no output text).
+   * Null when none did, which is the common case.
+   */
+  responseReasoning: Uint8Array | boolean[] | null;
   /** Output text, joined over all responses. */
   outputText: string;
   /** Reasoning text, joined over all responses. */

@@ -131,6 +131,9 @@ export async function runSlots(opts: {
       if (result.cancelled) Atomics.add(control, Ctl.CANCELLED, 1);
       const start = result.startPerf;
       const toNs = (p: number) => (p - start) * 1e6;
+      const perf = result.responsePerf;
+      const responseNs = new Float64Array(perf.length);
+      for (let i = 0; i < perf.length; i++) responseNs[i] = (perf[i] - start) * 1e6;
       opts.sink({
         phase: plan.phase,
         workerId: opts.workerId,
@@ -144,8 +147,10 @@ export async function runSlots(opts: {
         startNs: epochNs(start),
         ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
         endNs: toNs(result.endPerf),
-        responseNs: result.responsePerf.map(toNs),
-        responseReasoning: result.responseReasoning,
+        responseNs,
+        responseReasoning: result.responseReasoning === null
+          ? null
+          : Uint8Array.from(result.responseReasoning, (b) => b ? 1 : 0),
         outputText: result.outputText,
         reasoningText: result.reasoningText,
         usage: result.usage,

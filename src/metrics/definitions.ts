@@ -314,8 +314,10 @@ export const METRICS: readonly MetricDef[] = [
     210,
     ["streaming_only", "produces_tokens"],
     (rec) => {
-      const i = rec.responseReasoning.indexOf(false);
-      return i >= 0 && i < rec.responseNs.length ? rec.responseNs[i] : undefined;
+      const reasoning = rec.responseReasoning;
+      if (reasoning === null) return rec.responseNs.length > 0 ? rec.responseNs[0] : undefined;
+      for (let i = 0; i < rec.responseNs.length; i++) if (!reasoning[i]) return rec.responseNs[i];
+      return undefined;
     },
   ),
 

@@ -39,13 +39,22 @@ export interface Transport {
 export interface Http1Options {
   /** Extra PEM root certificates trusted for `https://` (self-signed test servers). */
   caCerts?: string[];
-  /** Size of each connection's read buffer; one read takes at most this many bytes. */
+  /**
+   * Starting size of each connection's read buffer; one read takes at most this many bytes. A
+   * buffer that a read fills completely doubles, up to {@link MAX_READ_BUFFER}.
+   */
   readBufferBytes?: number;
 }
 
 /** Headers larger than this are refused: a server sending more is not speaking HTTP to us. */
 const MAX_HEAD_BYTES = 64 * 1024;
-const DEFAULT_READ_BUFFER = 64 * 1024;
+/**
+ * Small by default: thousands of connections each hold one, mostly waiting for a few hundred
+ * bytes. A connection that receives faster grows its own.
+ */
+const DEFAULT_READ_BUFFER = 8 * 1024;
+/** Largest read buffer a connection grows to. */
+const MAX_READ_BUFFER = 128 * 1024;
 
 const CR = 13;
 const LF = 10;
@@ -67,6 +76,8 @@ class Connection {
   closed = false;
   /** Requests answered on this connection (0 = fresh). */
   uses = 0;
+  /** The last read filled the free space: the buffer doubles when next emptied. */
+  #grow = false;
 
   constructor(conn: Deno.Conn, bufferBytes: number) {
     this.conn = conn;
@@ -78,6 +89,10 @@ class Connection {
     if (this.start === this.end) {
       this.start = 0;
       this.end = 0;
+      if (this.#grow) {
+        this.#grow = false;
+        this.buf = new Uint8Array(this.buf.length * 2);
+      }
     } else if (this.end === this.buf.length) {
       if (this.start === 0) {
         // Unread bytes fill the buffer (a huge header or chunk-size line): grow it.
@@ -90,9 +105,11 @@ class Connection {
         this.start = 0;
       }
     }
+    const space = this.buf.length - this.end;
     const n = await this.conn.read(this.buf.subarray(this.end));
     if (n === null) return false;
     this.end += n;
+    if (n === space && this.buf.length < MAX_READ_BUFFER) this.#grow = true;
     return true;
   }
 

@@ -39,8 +39,8 @@ export interface SendResult {
   endPerf: number;
   /** Arrival time of each response carrying text or reasoning. */
   responsePerf: number[];
-  /** Per entry of `responsePerf`: true when it carried reasoning only. */
-  responseReasoning: boolean[];
+  /** Per entry of `responsePerf`: true when it carried reasoning only; null while none did. */
+  responseReasoning: boolean[] | null;
   outputText: string;
   reasoningText: string;
   /** Usage seen, later reports overriding earlier ones field by field. */
@@ -176,8 +176,12 @@ function apply(r: SendResult, p: Parsed, at: number, state: ReadState): boolean 
   if (hasText || hasReasoning) {
     if (hasText) r.outputText += text;
     if (hasReasoning) r.reasoningText += reasoning;
+    if (!hasText && r.responseReasoning === null) {
+      // The first reasoning-only response: every earlier one carried text.
+      r.responseReasoning = new Array<boolean>(r.responsePerf.length).fill(false);
+    }
     r.responsePerf.push(at);
-    r.responseReasoning.push(!hasText);
+    r.responseReasoning?.push(!hasText);
   }
   if (p.usage) r.usage = mergeUsage(r.usage, p.usage);
   if (p.done) state.done = true;
@@ -203,7 +207,7 @@ export function emptyResult(): SendResult {
     ackPerf: null,
     endPerf: 0,
     responsePerf: [],
-    responseReasoning: [],
+    responseReasoning: null,
     outputText: "",
     reasoningText: "",
     usage: null,
@@ -289,7 +293,6 @@ export function finishAnswer(r: SendResult, state: ReadState, endpoint: Endpoint
     if (state.answered || endpoint.producesTokens === false) {
       // Embeddings and rankings: a readable answer is the response.
       r.responsePerf.push(r.endPerf);
-      r.responseReasoning.push(false);
     } else {
       r.error = {
         code: BAD_ANSWER,

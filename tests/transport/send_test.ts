@@ -149,6 +149,26 @@ Deno.test("send: body bytes are sent as is", async () => {
   }
 });
 
+Deno.test("send: reasoning after text marks only the reasoning-only responses", async () => {
+  const delta = (d: Record<string, string>) =>
+    `data: ${JSON.stringify({ choices: [{ delta: d }] })}\n\n`;
+  const srv = serve(() =>
+    sseResponse([
+      delta({ content: "a" }) + delta({ content: "b" }) + delta({ reasoning_content: "r" }) +
+      delta({ content: "c" }) + "data: [DONE]\n\n",
+    ], [0])
+  );
+  try {
+    const r = await send(opts(srv.url));
+    assert.equal(r.error, null);
+    assert.equal(r.outputText, "abc");
+    assert.deepEqual(r.responseReasoning, [false, false, true, false]);
+    assert.equal(r.responsePerf.length, 4);
+  } finally {
+    await srv.close();
+  }
+});
+
 Deno.test("send: non-streaming answer is one response at body end", async () => {
   const srv = serve(() =>
     Response.json({
@@ -163,7 +183,8 @@ Deno.test("send: non-streaming answer is one response at body end", async () => 
     assert.equal(r.outputText, "hi there");
     assert.equal(r.reasoningText, "think");
     assert.deepEqual(r.responsePerf, [r.endPerf]);
-    assert.deepEqual(r.responseReasoning, [false]);
+    // No response carried reasoning only.
+    assert.equal(r.responseReasoning, null);
     assert.deepEqual(r.usage, { promptTokens: 2, completionTokens: 4 });
   } finally {
     await srv.close();

@@ -230,3 +230,26 @@ Deno.test("SseParser agrees with eventsource-parser on random chunkings", () => 
     assert.ok(expected.length > 0);
   }
 });
+
+Deno.test("SseParser: single-line events read at once agree with the line-by-line rules", () => {
+  // Each case mixes the common `data: …` + blank line shape with what must not take that path.
+  const cases: [string, { event: string; data: string; id?: string; comment?: string }[]][] = [
+    ["data: a\n\ndata: b\n\n", [{ event: "", data: "a" }, { event: "", data: "b" }]],
+    // A lone CR ends a line: these two lines are one event.
+    ["data: a\rdata: b\n\n", [{ event: "", data: "a\nb" }]],
+    // Fields before the data line belong to the same event.
+    ["id: 7\ndata: a\n\ndata: b\n\n", [{ event: "", data: "a", id: "7" }, {
+      event: "",
+      data: "b",
+    }]],
+    ["event: x\ndata: a\n\n", [{ event: "x", data: "a" }]],
+    [": hi\ndata: a\n\n", [{ event: "", data: "a", comment: "hi" }]],
+    // Without the space after the colon, and a data line followed by another data line.
+    ["data:a\n\ndata: a\ndata: b\n\n", [{ event: "", data: "a" }, { event: "", data: "a\nb" }]],
+  ];
+  for (const [text, expected] of cases) {
+    assert.deepEqual(parseSse([text]), expected, JSON.stringify(text));
+    // The same bytes in one-byte pieces take the line-by-line path throughout.
+    assert.deepEqual(parseSse([...enc.encode(text)].map((b) => new Uint8Array([b]))), expected);
+  }
+});
