@@ -153,7 +153,12 @@ export function parseSimpleChunk(data: string, state?: StreamState): Parsed | nu
   const simple = readSimpleChunk(data);
   if (simple === null || simple.kind === "empty") return simple === null ? null : {};
   if (state !== undefined) {
-    state.chatChunk = { prefix: data.slice(0, simple.start), suffix: data.slice(simple.end) };
+    // Copies, not slices: a slice would keep the whole network read it came from alive for as
+    // long as the stream lasts.
+    state.chatChunk = {
+      prefix: (" " + data.slice(0, simple.start)).slice(1),
+      suffix: (" " + data.slice(simple.end)).slice(1),
+    };
   }
   return simple.text === "" ? {} : { text: simple.text };
 }

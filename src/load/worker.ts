@@ -10,8 +10,8 @@ import type { WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
 import { InFlight, runSlots } from "./slots.ts";
 
-const BATCH_SIZE = 256;
-const FLUSH_MS = 50;
+const BATCH_SIZE = 32;
+const FLUSH_MS = 20;
 
 let workerId = -1;
 let dataset: WorkerDataset | null = null;

@@ -510,15 +510,19 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
         phase = "stream";
         const events = new EventReader(r, state, opts.endpoint);
         const parser = new SseParser(events.onEvent);
-        finished = await body.read(() => {
-          events.at = performance.now();
-        }, (bytes) => {
-          parser.push(bytes);
-          return !events.stop;
-        });
-        if (finished) {
-          events.at = performance.now();
-          parser.end();
+        try {
+          finished = await body.read(() => {
+            events.at = performance.now();
+          }, (bytes) => {
+            parser.push(bytes);
+            return !events.stop;
+          });
+          if (finished) {
+            events.at = performance.now();
+            parser.end();
+          }
+        } finally {
+          events.finish();
         }
         r.endPerf = performance.now();
         if (!events.stop) streamEnded(r, state, opts.endpoint);

@@ -159,8 +159,17 @@ export interface ReadState {
   answered: boolean;
 }
 
-/** Records one parsed response stamped `at`; returns false when reading must stop. */
-function apply(r: SendResult, p: Parsed, at: number, state: ReadState): boolean {
+/**
+ * Records one parsed response stamped `at`; returns false when reading must stop. With `texts`,
+ * output text is collected there (joined once by the caller) instead of grown event by event.
+ */
+function apply(
+  r: SendResult,
+  p: Parsed,
+  at: number,
+  state: ReadState,
+  texts: string[] | null = null,
+): boolean {
   if (p.error) {
     r.error = {
       code: p.error.code ?? BAD_ANSWER,
@@ -174,7 +183,10 @@ function apply(r: SendResult, p: Parsed, at: number, state: ReadState): boolean 
   const hasText = text !== undefined && text.length > 0;
   const hasReasoning = reasoning !== undefined && reasoning.length > 0;
   if (hasText || hasReasoning) {
-    if (hasText) r.outputText += text;
+    if (hasText) {
+      if (texts !== null) texts.push(text);
+      else r.outputText += text;
+    }
     if (hasReasoning) r.reasoningText += reasoning;
     if (!hasText && r.responseReasoning === null) {
       // The first reasoning-only response: every earlier one carried text.
@@ -315,6 +327,22 @@ async function readStream(
 
   const reader = body.getReader();
   try {
+    await readEvents(reader, events, parser, r, state, timeout, opts);
+  } finally {
+    events.finish();
+  }
+}
+
+async function readEvents(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  events: EventReader,
+  parser: SseParser,
+  r: SendResult,
+  state: ReadState,
+  timeout: RequestAbort,
+  opts: SendOptions,
+): Promise<void> {
+  try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
@@ -363,6 +391,8 @@ export class EventReader {
   /** The answer ended with an error: read no further. */
   stop = false;
   #streamState: StreamState = {};
+  /** Output text pieces: one flat string at the end costs less than a string grown per event. */
+  #texts: string[] = [];
   #r: SendResult;
   #state: ReadState;
   #endpoint: Endpoint;
@@ -394,8 +424,16 @@ export class EventReader {
       this.stop = true;
       return;
     }
-    if (p !== null && !apply(r, p, this.at, this.#state)) this.stop = true;
+    if (p !== null && !apply(r, p, this.at, this.#state, this.#texts)) this.stop = true;
   };
+
+  /** Moves the text read so far into the result; call once reading has ended, however it ended. */
+  finish(): void {
+    if (this.#texts.length > 0) {
+      this.#r.outputText += this.#texts.join("");
+      this.#texts = [];
+    }
+  }
 }
 
 async function readWhole(
