@@ -14,7 +14,14 @@ import {
 } from "./definitions.ts";
 import { ErrorCounter, type ErrorSummaryEntry } from "./error_summary.ts";
 import { type GoodputSlo, meetsSlos } from "./goodput.ts";
-import { nearestRank, percentileLinear, PERCENTILES, stdPopulation } from "./stats.ts";
+import {
+  linearRanks,
+  nearestRank,
+  percentileLinear,
+  PERCENTILES,
+  selectRanks,
+  stdPopulation,
+} from "./stats.ts";
 import type { MetricResult, MetricStats, Summary } from "./summary.ts";
 
 /** Options of an aggregator. */
@@ -122,7 +129,7 @@ export class MetricsAggregator {
         const col = this.#columns.get(def.tag);
         // Hidden helpers only feed run-level counts.
         if (!col || col.count === 0 || def.flags.includes("hidden")) continue;
-        const sorted = live ? col.sortedSample() : col.sorted();
+        const sorted = live ? col.sortedSample() : ranked(col, this.#errorCount);
         out.push(result(def, def.tag, def.header, distribution(def, col, sorted, live)));
         if (this.#errorCount > 0 && def.flags.includes("percentile_includes_failed")) {
           out.push(result(
@@ -167,6 +174,38 @@ function result(
   };
 }
 
+/** Columns longer than this are not sorted whole: only the ranks the summary reads are placed. */
+const SELECT_ABOVE = 1 << 16;
+
+/**
+ * All kept values of `col`, ascending at every rank `distribution` and `adjusted` read (fully
+ * sorted for short columns, where a sort costs nothing).
+ */
+function ranked(col: Column, errors: number): Float64Array {
+  if (col.values().length <= SELECT_ABOVE) return col.sorted();
+  const values = col.values().slice();
+  const n = values.length;
+  const ranks: number[] = [n - 1];
+  for (const p of PERCENTILES) {
+    ranks.push(...linearRanks(p, n));
+    const i = adjustedIndex(p, col.count, errors, n);
+    if (i >= 0) ranks.push(i);
+  }
+  selectRanks(values, ranks);
+  return values;
+}
+
+/**
+ * The index in `sorted` (`len` values of the `n` successful ones) of the p-th percentile with
+ * each of `errors` failed requests counted as an infinite value; -1 when that is infinite.
+ */
+function adjustedIndex(p: number, n: number, errors: number, len: number): number {
+  // Rank among all requests, as if the failures were appended at +inf.
+  const rank = nearestRank(p, n + errors);
+  if (rank >= n) return -1;
+  return len === n ? rank : Math.round((rank * (len - 1)) / Math.max(1, n - 1));
+}
+
 function distribution(
   def: MetricDef,
   col: Column,
@@ -192,16 +231,10 @@ function distribution(
  * the `n` successful values.
  */
 function adjusted(def: MetricDef, col: Column, errors: number, sorted: Float64Array): MetricStats {
-  const n = col.count;
-  const total = n + errors;
+  const total = col.count + errors;
   const at = (p: number): number => {
-    // Rank among all requests, as if the failures were appended at +inf.
-    const rank = nearestRank(p, total);
-    if (rank >= n) return Infinity;
-    const i = sorted.length === n
-      ? rank
-      : Math.round((rank * (sorted.length - 1)) / Math.max(1, n - 1));
-    return sorted[i];
+    const i = adjustedIndex(p, col.count, errors, sorted.length);
+    return i < 0 ? Infinity : sorted[i];
   };
   const d = (v: number) => toDisplay(def, v);
   const s: MetricStats = { min: d(col.min), max: Infinity };

@@ -21,12 +21,97 @@ export function percentileLinear(sorted: ArrayLike<number>, p: number): number {
   if (n === 0) return NaN;
   const h = (p / 100) * (n - 1);
   const lo = Math.floor(h);
+  // Reads only the ranks `linearRanks` names: a partly ordered array (selectRanks) will do.
   if (lo >= n - 1) return sorted[n - 1];
   const t = h - lo;
   const a = sorted[lo];
   const b = sorted[lo + 1];
   // numpy keeps a when both ends are equal (also for infinities, where lerp gives NaN).
   return a === b ? a : lerp(a, b, t);
+}
+
+/** The 0-based ranks `percentileLinear` reads for the p-th percentile of n values. */
+export function linearRanks(p: number, n: number): number[] {
+  const lo = Math.floor((p / 100) * (n - 1));
+  return lo >= n - 1 ? [n - 1] : [lo, lo + 1];
+}
+
+/**
+ * Puts the values of the given 0-based ranks in place, as a full ascending sort would, without
+ * sorting the rest: each rank's position then holds that order statistic. Linear time for a
+ * handful of ranks, against the n log n of a sort (about 0.4 s for 4 million inter-chunk gaps).
+ * Values must not be NaN.
+ */
+export function selectRanks(values: Float64Array, ranks: Iterable<number>): void {
+  const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < values.length).sort((a, b) =>
+    a - b
+  );
+  select(values, 0, values.length - 1, wanted, 0, wanted.length);
+}
+
+/** Orders `a[lo..hi]` enough that each of `ranks[from, to)` (ascending, inside it) is in place. */
+function select(
+  a: Float64Array,
+  lo: number,
+  hi: number,
+  ranks: number[],
+  from: number,
+  to: number,
+): void {
+  while (from < to) {
+    if (hi - lo < 32) {
+      // Short ranges: insertion sort settles every rank at once.
+      for (let i = lo + 1; i <= hi; i++) {
+        const v = a[i];
+        let j = i - 1;
+        while (j >= lo && a[j] > v) {
+          a[j + 1] = a[j];
+          j--;
+        }
+        a[j + 1] = v;
+      }
+      return;
+    }
+    // Median of three as the pivot, then a three-way partition: runs of equal values (many
+    // zero gaps) end up in the middle and are settled at once.
+    const mid = lo + ((hi - lo) >> 1);
+    const x = a[lo], y = a[mid], z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    let lt = lo, i = lo, gt = hi;
+    while (i <= gt) {
+      const v = a[i];
+      if (v < pivot) {
+        a[i++] = a[lt];
+        a[lt++] = v;
+      } else if (v > pivot) {
+        a[i] = a[gt];
+        a[gt--] = v;
+      } else i++;
+    }
+    // a[lo, lt) < pivot, a[lt, gt] = pivot, a(gt, hi] > pivot.
+    let left = from;
+    while (left < to && ranks[left] < lt) left++;
+    let right = left;
+    while (right < to && ranks[right] <= gt) right++;
+    // Recurse into the smaller side with ranks; loop on the other.
+    if (left - from > 0 && to - right > 0) {
+      if (lt - lo < hi - gt) {
+        select(a, lo, lt - 1, ranks, from, left);
+        lo = gt + 1;
+        from = right;
+      } else {
+        select(a, gt + 1, hi, ranks, right, to);
+        hi = lt - 1;
+        to = left;
+      }
+    } else if (left - from > 0) {
+      hi = lt - 1;
+      to = left;
+    } else {
+      lo = gt + 1;
+      from = right;
+    }
+  }
 }
 
 /** Rounds half to even, as numpy's `around` does. */

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  linearRanks,
   nearestRank,
   percentileLinear,
   percentileNearest,
   PERCENTILES,
+  selectRanks,
   stdPopulation,
   sumOf,
 } from "../../src/metrics/stats.ts";
@@ -55,4 +57,43 @@ Deno.test("stdPopulation and sumOf", () => {
   close(mean, 13.395454545454545);
   close(stdPopulation(DATA, mean), 27.708305733327872); // np.std (ddof=0)
   assert.equal(stdPopulation([5, 5, 5], 5), 0);
+});
+
+Deno.test("selectRanks: each asked rank holds what a full sort puts there", () => {
+  // xorshift: reproducible inputs with many ties (zeros and a few distinct values) and without.
+  let x = 12345;
+  const rand = () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+  for (const n of [1, 2, 3, 31, 32, 33, 100, 1000, 70_000]) {
+    for (const shape of ["ties", "spread", "sorted", "reversed"]) {
+      const values = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        values[i] = shape === "ties"
+          ? (rand() < 0.7 ? 0 : Math.floor(rand() * 5))
+          : shape === "spread"
+          ? rand() * 1e6 - 5e5
+          : shape === "sorted"
+          ? i
+          : n - i;
+      }
+      const sorted = values.slice().sort();
+      const ranks = [0, n - 1, Math.floor(n / 2), ...PERCENTILES.flatMap((p) => linearRanks(p, n))];
+      const got = values.slice();
+      selectRanks(got, ranks);
+      for (const r of ranks) assert.equal(got[r], sorted[r], `n=${n} ${shape} rank ${r}`);
+      for (const p of PERCENTILES) {
+        assert.equal(
+          percentileLinear(got, p),
+          percentileLinear(sorted, p),
+          `n=${n} ${shape} p${p}`,
+        );
+      }
+      // Nothing is lost or invented: the same multiset of values.
+      assert.deepEqual(got.slice().sort(), sorted);
+    }
+  }
 });
