@@ -6,8 +6,13 @@
  * The answer's end is found by the chunked terminator, so this reader only suits the mock
  * server's chunked SSE answers (each event inside one chunk). Not a client to use elsewhere.
  *
+ * With `--timings FILE`, each request carries its own `X-Request-ID` and the reader also notes
+ * when the first read holding a token (a non-empty `"content":"…"`) arrived, and writes one line
+ * per request to FILE: `{"request_id","request_start_ns","first_token_ns"}` (epoch ns). Joined
+ * with the mock's `--timing-log`, that is the least TTFT error a client on this machine can have.
+ *
  * Usage: deno run -A bench/baseline_reader.ts --url http://127.0.0.1:8000/v1/chat/completions
- *          --body-file payload.json --concurrency 64 --requests 2000
+ *          --body-file payload.json --concurrency 64 --requests 2000 [--timings FILE]
  * Prints one JSON line: {"requests","events","seconds","errors"}.
  */
 
@@ -19,6 +24,7 @@ const { values } = parseArgs({
     "body-file": { type: "string" },
     concurrency: { type: "string", default: "1" },
     requests: { type: "string", default: "100" },
+    timings: { type: "string" },
   },
 });
 if (!values.url || !values["body-file"]) {
@@ -31,10 +37,25 @@ const url = new URL(values.url);
 const body = await Deno.readTextFile(values["body-file"]);
 const concurrency = Number(values.concurrency);
 const total = Number(values.requests);
-const request = new TextEncoder().encode(
+const head =
   `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
-    `content-length: ${new TextEncoder().encode(body).length}\r\n\r\n${body}`,
-);
+  `content-length: ${new TextEncoder().encode(body).length}\r\n`;
+const request = new TextEncoder().encode(`${head}\r\n${body}`);
+const timings: string[] | null = values.timings ? [] : null;
+const CONTENT = new TextEncoder().encode('"content":"');
+const originNs = BigInt(Math.round(performance.timeOrigin * 1e6));
+const epochNs = (perf: number) => originNs + BigInt(Math.round(perf * 1e6));
+
+/** True when `buf[from, to)` holds `"content":"` followed by something other than `"`. */
+function hasToken(buf: Uint8Array, from: number, to: number): boolean {
+  for (let i = buf.indexOf(CONTENT[0], from); i !== -1 && i + CONTENT.length < to;) {
+    let k = 1;
+    while (k < CONTENT.length && buf[i + k] === CONTENT[k]) k++;
+    if (k === CONTENT.length && buf[i + k] !== 34) return true;
+    i = buf.indexOf(CONTENT[0], i + 1);
+  }
+  return false;
+}
 
 let issued = 0;
 let done = 0;
@@ -59,7 +80,14 @@ async function slot(): Promise<void> {
         conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) || 80 });
         conn.setNoDelay(true);
       }
-      await conn.write(request);
+      let id = "";
+      let startPerf = 0;
+      let firstPerf = -1;
+      if (timings) {
+        id = crypto.randomUUID();
+        startPerf = performance.now();
+        await conn.write(new TextEncoder().encode(`${head}x-request-id: ${id}\r\n\r\n${body}`));
+      } else await conn.write(request);
       let prev = 0;
       for (;;) {
         // Keep the last 5 bytes at the front so a terminator split across reads is still seen.
@@ -69,6 +97,7 @@ async function slot(): Promise<void> {
         if (n === null) throw new Error("closed");
         lastRead = performance.now();
         const end = keep + n;
+        if (timings && firstPerf < 0 && hasToken(buf, 0, end)) firstPerf = lastRead;
         for (let i = buf.indexOf(10, keep); i !== -1 && i < end; i = buf.indexOf(10, i + 1)) {
           if (i > 0 && buf[i - 1] === 10) events++;
         }
@@ -76,6 +105,12 @@ async function slot(): Promise<void> {
         prev = end;
       }
       done++;
+      if (timings && firstPerf >= 0) {
+        timings.push(
+          `{"request_id":"${id}","request_start_ns":${epochNs(startPerf)},` +
+            `"first_token_ns":${epochNs(firstPerf)}}`,
+        );
+      }
     } catch {
       errors++;
       try {
@@ -90,4 +125,5 @@ async function slot(): Promise<void> {
 const t0 = performance.now();
 await Promise.all(Array.from({ length: concurrency }, () => slot()));
 const seconds = (performance.now() - t0) / 1000;
+if (timings) await Deno.writeTextFile(values.timings!, timings.join("\n") + "\n");
 console.log(JSON.stringify({ requests: done, events, seconds, errors, lastRead: lastRead > 0 }));

@@ -120,8 +120,8 @@ function matrix(): Point[] {
 function requestCount(p: Point, seconds: number): number {
   const perRequestMs = p.ttftMs + (p.tokens - 1) * p.itlMs;
   if (perRequestMs === 0) {
-    // Zero-delay: bounded by the machine; roughly 1,500 req/s at 256 tokens, 6,000 at 16.
-    const rate = p.tokens >= 256 ? 1500 : 6000;
+    // Zero-delay: bounded by the machine; roughly 3,000 req/s at 256 tokens, 10,000 at 16.
+    const rate = p.tokens >= 256 ? 3000 : 10000;
     return Math.max(2 * p.concurrency, Math.round(rate * seconds));
   }
   const rounds = Math.max(2, Math.round((seconds * 1000) / perRequestMs));
@@ -454,13 +454,37 @@ async function runReprise(
   };
 }
 
+/**
+ * The baseline reader's TTFT error against the mock's log: when its first token read came
+ * against when the mock sent it. What is left is loopback and the mock's own write path.
+ */
+async function baselineVersusServer(file: string, timing: TimingLogTail) {
+  const lines = (await Deno.readTextFile(file)).split("\n").filter((l) => l !== "")
+    .map((l) => parseNsLine<{ request_id: string; first_token_ns: bigint }>(l));
+  const sent = await timing.take(lines.map((l) => l.request_id));
+  const ttft: number[] = [];
+  for (const l of lines) {
+    const s = sent.get(l.request_id);
+    if (s?.first_token_ns != null) ttft.push(nsToMs(l.first_token_ns - s.first_token_ns));
+  }
+  return {
+    ttftVsServerMs: percentiles(ttft),
+    timingJoined: ttft.length,
+    timingMissing: lines.length - ttft.length,
+  };
+}
+
 async function runBaseline(
   p: Point,
-  url: string,
+  mock: MockHandle,
   input: string,
   fixedCpu: number,
+  dir: string,
 ): Promise<Measured> {
+  const url = mock.url;
   const requests = requestCount(p, Number(values.seconds));
+  // Only where the server waits before the first token: elsewhere the reader's cost is the point.
+  const timingsFile = p.ttftMs > 0 ? join(dir, "baseline_timings.jsonl") : null;
   const res = await timed([
     Deno.execPath(),
     "run",
@@ -474,8 +498,10 @@ async function runBaseline(
     String(p.concurrency),
     "--requests",
     String(requests),
+    ...(timingsFile ? ["--timings", timingsFile] : []),
   ]);
   if (res.code !== 0) throw new Error(`baseline exited with ${res.code}: ${res.stderr}`);
+  const truth = timingsFile ? await baselineVersusServer(timingsFile, mock.timing) : {};
   const out = JSON.parse(res.stdout.trim().split("\n").pop()!);
   const netCpu = Math.max(res.cpu - fixedCpu, 1e-6);
   const events = out.requests * p.tokens;
@@ -492,6 +518,7 @@ async function runBaseline(
     cpuMsPer1kEvents: (netCpu * 1e6) / events,
     eventsPerCpuSecond: events / netCpu,
     peakRssMb: res.rssMb,
+    ...truth,
   };
 }
 
@@ -588,7 +615,8 @@ async function main(): Promise<void> {
     );
     console.log(
       "TTFT err, ITL err: p50/p99 ms of each request's reported value minus the mock's logged " +
-        "send times (--timing-log)\n",
+        "send times (--timing-log);\nthe baseline's TTFT err (timed points only) is its first " +
+        "token read minus the same: loopback and the mock's own write path\n",
     );
     console.log(HEADER);
     for (const p of points) {
@@ -598,7 +626,7 @@ async function main(): Promise<void> {
       const input = inputs.get(p.tokens)!;
       let base: Measured | undefined;
       if (values.baseline) {
-        base = await runBaseline(p, mock.url, input, fixedBase!.cpu);
+        base = await runBaseline(p, mock, input, fixedBase!.cpu, dir);
         results.push(base);
         console.log(row(base));
       }
