@@ -62,7 +62,7 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = createTransport(plan.transport);
+  const transport = createTransport(plan.transport, opts.slots);
 
   /**
    * Sends the turns of one conversation in order. The first is meant for `firstPerf` (null: now);

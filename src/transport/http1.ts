@@ -41,20 +41,40 @@ export interface Http1Options {
   caCerts?: string[];
   /**
    * Starting size of each connection's read buffer; one read takes at most this many bytes. A
-   * buffer that a read fills completely doubles, up to {@link MAX_READ_BUFFER}.
+   * buffer that a read fills completely doubles, up to `maxReadBufferBytes`. Default: from
+   * `connections`.
    */
   readBufferBytes?: number;
+  /** Largest size a read buffer grows to. Default: from `connections`. */
+  maxReadBufferBytes?: number;
+  /**
+   * How many connections this transport may hold open at once (its slots): the read buffers
+   * are sized so that all of them together stay within a few tens of MiB.
+   */
+  connections?: number;
 }
 
 /** Headers larger than this are refused: a server sending more is not speaking HTTP to us. */
 const MAX_HEAD_BYTES = 64 * 1024;
 /**
- * Small by default: thousands of connections each hold one, mostly waiting for a few hundred
- * bytes. A connection that receives faster grows its own.
+ * Read buffers: every open connection holds one, waiting mostly for a few hundred bytes, and a
+ * connection that receives faster grows its own. Their sizes come from the number of
+ * connections: at most 4 MiB of starting buffers and 16 MiB when all have grown, within these
+ * bounds per connection.
  */
-const DEFAULT_READ_BUFFER = 8 * 1024;
-/** Largest read buffer a connection grows to. */
+const MIN_READ_BUFFER = 1024;
+const START_READ_BUFFER = 8 * 1024;
+const MIN_GROWN_BUFFER = 8 * 1024;
 const MAX_READ_BUFFER = 128 * 1024;
+const START_BUDGET = 4 * 1024 * 1024;
+const GROWN_BUDGET = 16 * 1024 * 1024;
+
+/** A power of two in [lo, hi], at most `budget / connections`. */
+function bufferSize(budget: number, connections: number, lo: number, hi: number): number {
+  let size = hi;
+  while (size > lo && size * connections > budget) size /= 2;
+  return size;
+}
 
 const CR = 13;
 const LF = 10;
@@ -79,9 +99,12 @@ class Connection {
   /** The last read filled the free space: the buffer doubles when next emptied. */
   #grow = false;
 
-  constructor(conn: Deno.Conn, bufferBytes: number) {
+  #maxBuffer: number;
+
+  constructor(conn: Deno.Conn, bufferBytes: number, maxBufferBytes: number) {
     this.conn = conn;
     this.buf = new Uint8Array(bufferBytes);
+    this.#maxBuffer = maxBufferBytes;
   }
 
   /** Reads more bytes after the unread ones; false at end of stream. */
@@ -109,7 +132,7 @@ class Connection {
     const n = await this.conn.read(this.buf.subarray(this.end));
     if (n === null) return false;
     this.end += n;
-    if (n === space && this.buf.length < MAX_READ_BUFFER) this.#grow = true;
+    if (n === space && this.buf.length < this.#maxBuffer) this.#grow = true;
     return true;
   }
 
@@ -397,7 +420,14 @@ function requestHead(
 
 /** Creates an HTTP/1.1 transport with its own keep-alive connection pools. */
 export function createHttp1Transport(options: Http1Options = {}): Transport {
-  const bufferBytes = options.readBufferBytes ?? DEFAULT_READ_BUFFER;
+  const connections = Math.max(1, options.connections ?? 1);
+  const bufferBytes = options.readBufferBytes ??
+    bufferSize(START_BUDGET, connections, MIN_READ_BUFFER, START_READ_BUFFER);
+  const maxBufferBytes = Math.max(
+    bufferBytes,
+    options.maxReadBufferBytes ??
+      bufferSize(GROWN_BUDGET, connections, MIN_GROWN_BUFFER, MAX_READ_BUFFER),
+  );
   const idle = new Map<string, Connection[]>();
   const origins = new Map<string, Origin>();
   const active = new Set<Connection>();
@@ -430,7 +460,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: options.caCerts })
       : await Deno.connect({ hostname: o.hostname, port: o.port });
     if (!o.tls) (conn as Deno.TcpConn).setNoDelay(true);
-    return new Connection(conn, bufferBytes);
+    return new Connection(conn, bufferBytes, maxBufferBytes);
   }
 
   function takeIdle(o: Origin): Connection | undefined {

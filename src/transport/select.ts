@@ -56,8 +56,11 @@ function readEnv(name: string): string | undefined {
   }
 }
 
-/** Creates the transport a plan names; fetch needs no state, http1 keeps connection pools. */
-export function createTransport(kind: TransportKind | undefined): Transport {
-  if (kind === "http1") return createHttp1Transport();
+/**
+ * Creates the transport a plan names; fetch needs no state, http1 keeps connection pools.
+ * `connections`: how many requests may be in flight on it at once (sizes its read buffers).
+ */
+export function createTransport(kind: TransportKind | undefined, connections = 1): Transport {
+  if (kind === "http1") return createHttp1Transport({ connections });
   return { send, close() {} };
 }

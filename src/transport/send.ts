@@ -168,7 +168,7 @@ function apply(
   p: Parsed,
   at: number,
   state: ReadState,
-  texts: string[] | null = null,
+  texts: TextCollector | null = null,
 ): boolean {
   if (p.error) {
     r.error = {
@@ -184,7 +184,7 @@ function apply(
   const hasReasoning = reasoning !== undefined && reasoning.length > 0;
   if (hasText || hasReasoning) {
     if (hasText) {
-      if (texts !== null) texts.push(text);
+      if (texts !== null) texts.add(text);
       else r.outputText += text;
     }
     if (hasReasoning) r.reasoningText += reasoning;
@@ -382,6 +382,61 @@ export function streamEnded(r: SendResult, state: ReadState, endpoint: Endpoint)
 }
 
 /**
+ * An answer's output text, collected piece by piece and read once at the end. While every piece
+ * is ASCII its characters go into one byte buffer, so the pieces die young instead of being kept
+ * (and moved to the old generation by the garbage collector) for the whole stream; the first
+ * other piece switches to a list of strings.
+ */
+export class TextCollector {
+  #bytes: Uint8Array | null = null;
+  #length = 0;
+  #parts: string[] | null = null;
+
+  add(text: string): void {
+    if (this.#parts === null) {
+      const at = this.#length;
+      let bytes = this.#bytes;
+      if (bytes === null || at + text.length > bytes.length) {
+        const grown = new Uint8Array(
+          Math.max(bytes === null ? 64 : bytes.length * 2, at + text.length),
+        );
+        if (bytes !== null) grown.set(bytes.subarray(0, at));
+        this.#bytes = bytes = grown;
+      }
+      let i = 0;
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 128) break;
+        bytes[at + i] = c;
+      }
+      if (i === text.length) {
+        this.#length = at + i;
+        return;
+      }
+      // Not ASCII: what was collected becomes the first part, the rest stays text.
+      this.#parts = at > 0 ? [ascii.decode(bytes.subarray(0, at))] : [];
+      this.#bytes = null;
+      this.#length = 0;
+    }
+    this.#parts.push(text);
+  }
+
+  /** The text collected since the last call, which starts a new collection. */
+  take(): string {
+    let text = "";
+    if (this.#parts !== null) text = this.#parts.join("");
+    else if (this.#bytes !== null) text = ascii.decode(this.#bytes.subarray(0, this.#length));
+    this.#bytes = null;
+    this.#length = 0;
+    this.#parts = null;
+    return text;
+  }
+}
+
+/** Decodes the collector's bytes, which are all ASCII, without a UTF-8 check. */
+const ascii = new TextDecoder("latin1");
+
+/**
  * Turns SSE events into the result: set `at` to the read's time before pushing its bytes;
  * `stop` turns true when an event ended the answer (an error event, an unreadable event).
  */
@@ -392,7 +447,7 @@ export class EventReader {
   stop = false;
   #streamState: StreamState = {};
   /** Output text pieces: one flat string at the end costs less than a string grown per event. */
-  #texts: string[] = [];
+  #texts = new TextCollector();
   #r: SendResult;
   #state: ReadState;
   #endpoint: Endpoint;
@@ -429,9 +484,9 @@ export class EventReader {
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */
   finish(): void {
-    if (this.#texts.length > 0) {
-      this.#r.outputText += this.#texts.join("");
-      this.#texts = [];
+    const text = this.#texts.take();
+    if (text !== "") {
+      this.#r.outputText += text;
     }
   }
 }

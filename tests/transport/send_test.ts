@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { send, type SendOptions } from "../../src/transport/send.ts";
+import { send, type SendOptions, TextCollector } from "../../src/transport/send.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { getEndpoint } from "../../src/endpoints/mod.ts";
 
@@ -471,4 +471,22 @@ Deno.test("send: a shared signal aborted after the request finished changes noth
   } finally {
     await srv.close();
   }
+});
+
+Deno.test("TextCollector: pieces come back joined, whatever characters they hold", () => {
+  const c = new TextCollector();
+  assert.equal(c.take(), "");
+  for (const piece of [" the", " of", "", " and"]) c.add(piece);
+  assert.equal(c.take(), " the of and");
+  // Taking starts over.
+  c.add("x");
+  assert.equal(c.take(), "x");
+  // Non-ASCII mid-way, and a surrogate pair split over two pieces, as a stream may cut them.
+  const pieces = ["Hel", "lo ", "wörld ", "\ud83d", "\ude00", " 日本", "!"];
+  for (const piece of pieces) c.add(piece);
+  assert.equal(c.take(), pieces.join(""));
+  // Long ASCII answers grow the buffer.
+  const long = Array.from({ length: 5000 }, (_, i) => ` w${i}`);
+  for (const piece of long) c.add(piece);
+  assert.equal(c.take(), long.join(""));
 });
