@@ -307,6 +307,8 @@ function profileArgs(
     Deno.execPath(),
     "run",
     "-A",
+    // As the released binaries run (scripts/compile.ts bakes the same flag in).
+    "--v8-flags=--max-semi-space-size=8",
     MAIN,
     "profile",
     "--url",

@@ -8,6 +8,7 @@ import {
   isDownloadFailure,
   sha256Sums,
   TARGETS,
+  V8_FLAGS,
 } from "../../scripts/compile.ts";
 
 Deno.test("one binary name per target, .exe on Windows", () => {
@@ -34,6 +35,9 @@ Deno.test("compile arguments include the Worker module and name target and outpu
     join("/out", "reprise-1.2.3-aarch64-apple-darwin"),
   );
   assert.ok(!args.includes("--allow-all") && !args.includes("-A") && !args.includes("--allow-sys"));
+  // The memory setting is baked in, before the entry module.
+  assert.ok(args.indexOf(`--v8-flags=${V8_FLAGS}`) > 0);
+  assert.ok(args.indexOf(`--v8-flags=${V8_FLAGS}`) < args.indexOf("main.ts"));
 });
 
 Deno.test("a runtime download failure is told from other compile errors", () => {
