@@ -5,7 +5,7 @@
 
 import { dirname } from "node:path";
 import type { RequestRecord } from "../load/record.ts";
-import { metricDef, type RecordMetrics, toDisplay } from "../metrics/definitions.ts";
+import { displayDivisor, METRICS, type RecordMetrics } from "../metrics/definitions.ts";
 
 /** How long a finished line may wait in memory before it is written. */
 const FLUSH_MS = 100;
@@ -17,21 +17,52 @@ function epochNs(start: bigint, offsetNs: number): string {
   return (start + BigInt(Math.round(offsetNs))).toString();
 }
 
-/** The record's metrics in display units: `{tag: {value, unit}}`. */
-function displayMetrics(
-  metrics: RecordMetrics,
-): Record<string, { value: number | number[]; unit: string }> {
-  const out: Record<string, { value: number | number[]; unit: string }> = {};
+/** How one record metric is written: the JSON text around its value, and its unit divisor. */
+interface LineMetric {
+  /** `"tag":{"value":` */
+  head: string;
+  /** `,"unit":"ms"}` */
+  tail: string;
+  /** Base unit over display unit (1 when they are the same). */
+  divisor: number;
+}
+
+/** The metrics a line carries: those with per-request values, by tag. */
+const LINE_METRICS = new Map<string, LineMetric>(
+  METRICS.filter((def) => !def.flags.includes("no_individual_records")).map((def) => [
+    def.tag,
+    {
+      head: `${JSON.stringify(def.tag)}:{"value":`,
+      tail: `,"unit":${JSON.stringify(def.displayUnit)}}`,
+      divisor: displayDivisor(def),
+    },
+  ]),
+);
+
+/**
+ * The record's metrics in display units, as the JSON text of `{tag: {value, unit}}`. Written
+ * directly rather than through an object and `JSON.stringify`, with the same text: numbers as
+ * JSON writes them, a list as a JSON array.
+ */
+function metricsJson(metrics: RecordMetrics): string {
+  let out = "";
   for (const tag in metrics) {
-    const def = metricDef(tag);
-    if (!def || def.flags.includes("no_individual_records")) continue;
+    const lm = LINE_METRICS.get(tag);
+    if (lm === undefined) continue;
     const v = metrics[tag];
-    out[tag] = {
-      value: typeof v === "number" ? toDisplay(def, v) : v.map((x) => toDisplay(def, x)),
-      unit: def.displayUnit,
-    };
+    let value: string;
+    if (typeof v === "number") {
+      // x / 1 is x exactly: dividing every value is the same as converting only times.
+      const x = v / lm.divisor;
+      value = Number.isFinite(x) ? "" + x : "null";
+    } else {
+      const xs = new Array<number>(v.length);
+      for (let i = 0; i < v.length; i++) xs[i] = v[i] / lm.divisor;
+      value = JSON.stringify(xs);
+    }
+    out += (out === "" ? "{" : ",") + lm.head + value + lm.tail;
   }
-  return out;
+  return out === "" ? "{}" : out + "}";
 }
 
 /**
@@ -41,32 +72,29 @@ function displayMetrics(
  */
 export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
   const s = JSON.stringify;
-  const meta = [
-    `"session_num":${rec.sessionNum}`,
-    `"x_request_id":${s(rec.requestId)}`,
-    `"x_correlation_id":${s(rec.correlationId)}`,
-    `"conversation_id":${s(rec.conversationId)}`,
-    `"turn_index":${rec.turnIndex}`,
-    `"request_start_ns":${rec.startNs.toString()}`,
-    `"request_ack_ns":${rec.ackNs === null ? "null" : epochNs(rec.startNs, rec.ackNs)}`,
-    `"request_end_ns":${epochNs(rec.startNs, rec.endNs)}`,
-    `"worker_id":${s(`worker_${rec.workerId}`)}`,
+  const end = epochNs(rec.startNs, rec.endNs);
+  let meta = `"session_num":${rec.sessionNum}` +
+    `,"x_request_id":${s(rec.requestId)}` +
+    `,"x_correlation_id":${s(rec.correlationId)}` +
+    `,"conversation_id":${s(rec.conversationId)}` +
+    `,"turn_index":${rec.turnIndex}` +
+    `,"request_start_ns":${rec.startNs.toString()}` +
+    `,"request_ack_ns":${rec.ackNs === null ? "null" : epochNs(rec.startNs, rec.ackNs)}` +
+    `,"request_end_ns":${end}` +
+    `,"worker_id":${s(`worker_${rec.workerId}`)}` +
     // One process measures every record; AIPerf readers expect the field.
-    `"record_processor_id":"record_processor_0"`,
-    `"benchmark_phase":${s(rec.phase)}`,
-    `"was_cancelled":${rec.cancelled}`,
+    `,"record_processor_id":"record_processor_0"` +
+    `,"benchmark_phase":${s(rec.phase)}` +
+    `,"was_cancelled":${rec.cancelled}` +
     // The request's end is when a cancelled request was cut off.
-    `"cancellation_time_ns":${rec.cancelled ? epochNs(rec.startNs, rec.endNs) : "null"}`,
-  ];
+    `,"cancellation_time_ns":${rec.cancelled ? end : "null"}`;
   if (rec.intendedStartNs !== null) {
-    meta.push(`"intended_start_ns":${rec.intendedStartNs.toString()}`);
+    meta += `,"intended_start_ns":${rec.intendedStartNs.toString()}`;
   }
   const error = rec.error === null
     ? "null"
     : s({ code: rec.error.code, type: rec.error.type, message: rec.error.message });
-  return `{"metadata":{${meta.join(",")}},"metrics":${
-    s(displayMetrics(metrics))
-  },"error":${error}}`;
+  return `{"metadata":{${meta}},"metrics":${metricsJson(metrics)},"error":${error}}`;
 }
 
 /** Options of a record writer. */

@@ -30,6 +30,9 @@ export interface AggregatorOptions extends ColumnOptions {
   goodput?: readonly GoodputSlo[];
 }
 
+/** The tags of the record metrics: the only ones a summary reads columns of. */
+const RECORD_TAGS: readonly string[] = METRICS.filter((d) => d.kind === "record").map((d) => d.tag);
+
 /** Prefix of the error-adjusted variants of latency metrics. */
 export const ADJUSTED_PREFIX = "adj_";
 
@@ -41,6 +44,8 @@ export const ADJUSTED_PREFIX = "adj_";
 export class MetricsAggregator {
   #opts: AggregatorOptions;
   #columns = new Map<string, Column>();
+  /** The columns of `RECORD_TAGS`, by position (the same objects as in `#columns`). */
+  #byIndex: (Column | undefined)[] = new Array(RECORD_TAGS.length).fill(undefined);
   #requests = 0;
   #errorCount = 0;
   #good = 0;
@@ -64,12 +69,18 @@ export class MetricsAggregator {
     const end = rec.startNs + BigInt(Math.round(rec.endNs));
     if (this.#minStart === null || rec.startNs < this.#minStart) this.#minStart = rec.startNs;
     if (this.#maxEnd === null || end > this.#maxEnd) this.#maxEnd = end;
-    for (const tag in metrics) {
-      const v = metrics[tag];
-      let col = this.#columns.get(tag);
-      if (!col) this.#columns.set(tag, col = new Column(this.#opts));
+    // Over the record metrics' tags, each column found by position rather than in a map.
+    const columns = this.#byIndex;
+    for (let i = 0; i < RECORD_TAGS.length; i++) {
+      const v = metrics[RECORD_TAGS[i]];
+      if (v === undefined) continue;
+      let col = columns[i];
+      if (col === undefined) {
+        columns[i] = col = new Column(this.#opts);
+        this.#columns.set(RECORD_TAGS[i], col);
+      }
       if (typeof v === "number") col.push(v);
-      else for (let i = 0; i < v.length; i++) col.push(v[i]);
+      else col.pushAll(v);
     }
   }
 

@@ -16,15 +16,14 @@ export interface ColumnOptions {
   liveSize?: number;
 }
 
-/** xorshift32: deterministic and cheap; sampling needs uniformity, not secrecy. */
-function rng(seed: number): () => number {
-  let x = seed | 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
+/** Seed of the xorshift32 generator that samples: deterministic and cheap (no secrecy needed). */
+const SEED = 0x9e3779b9 | 0;
+
+/** `values` copied into an array twice as long (at most `cap`). */
+function grow(values: Float64Array, cap: number): Float64Array<ArrayBuffer> {
+  const grown = new Float64Array(Math.min(cap, values.length * 2));
+  grown.set(values);
+  return grown;
 }
 
 /** One metric's values. */
@@ -40,7 +39,8 @@ export class Column {
   #cap: number;
   #live: Float64Array;
   #liveKept = 0;
-  #rand = rng(0x9e3779b9);
+  /** State of the xorshift32 generator that picks which values the samples keep. */
+  #x = SEED;
   // Welford's running moments, used for std once values are sampled.
   #mean = 0;
   #m2 = 0;
@@ -52,40 +52,95 @@ export class Column {
 
   /** Adds one value. */
   push(v: number): void {
-    this.count++;
+    const count = ++this.count;
     this.sum += v;
     if (v < this.min) this.min = v;
     if (v > this.max) this.max = v;
     const d = v - this.#mean;
-    this.#mean += d / this.count;
+    this.#mean += d / count;
     this.#m2 += d * (v - this.#mean);
-    this.#keep(v);
-    this.#sample(v);
-  }
-
-  #keep(v: number): void {
     if (this.#kept < this.#cap) {
-      if (this.#kept === this.#values.length) {
-        const grown = new Float64Array(Math.min(this.#cap, this.#values.length * 2));
-        grown.set(this.#values);
-        this.#values = grown;
-      }
+      if (this.#kept === this.#values.length) this.#values = grow(this.#values, this.#cap);
       this.#values[this.#kept++] = v;
-      return;
+    } else {
+      // Reservoir sampling keeps a uniform sample of everything pushed.
+      const j = Math.floor(this.#rand() * count);
+      if (j < this.#cap) this.#values[j] = v;
     }
-    // Reservoir sampling keeps a uniform sample of everything pushed.
-    const j = Math.floor(this.#rand() * this.count);
-    if (j < this.#cap) this.#values[j] = v;
+    if (this.#liveKept < this.#live.length) this.#live[this.#liveKept++] = v;
+    else {
+      const j = Math.floor(this.#rand() * count);
+      if (j < this.#live.length) this.#live[j] = v;
+    }
   }
 
-  #sample(v: number): void {
-    const size = this.#live.length;
-    if (this.#liveKept < size) {
-      this.#live[this.#liveKept++] = v;
-      return;
+  /** The next number of the sampling generator, in [0, 1). */
+  #rand(): number {
+    let x = this.#x;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.#x = x;
+    return (x >>> 0) / 4294967296;
+  }
+
+  /**
+   * Adds `values[from]` up to `values[to - 1]` (default: all), in order: the same as pushing
+   * them one by one, with the running state in locals for the length of the loop.
+   */
+  pushAll(values: ArrayLike<number>, from = 0, to = values.length): void {
+    let count = this.count;
+    let sum = this.sum;
+    let min = this.min;
+    let max = this.max;
+    let mean = this.#mean;
+    let m2 = this.#m2;
+    let x = this.#x;
+    let kept = this.#kept;
+    let store = this.#values;
+    const cap = this.#cap;
+    const live = this.#live;
+    const size = live.length;
+    let liveKept = this.#liveKept;
+    for (let i = from; i < to; i++) {
+      const v = values[i];
+      count++;
+      sum += v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      const d = v - mean;
+      mean += d / count;
+      m2 += d * (v - mean);
+      if (kept < cap) {
+        if (kept === store.length) store = grow(store, cap);
+        store[kept++] = v;
+      } else {
+        // As `push` does, with `#rand` inlined.
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        const j = Math.floor(((x >>> 0) / 4294967296) * count);
+        if (j < cap) store[j] = v;
+      }
+      if (liveKept < size) live[liveKept++] = v;
+      else {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        const j = Math.floor(((x >>> 0) / 4294967296) * count);
+        if (j < size) live[j] = v;
+      }
     }
-    const j = Math.floor(this.#rand() * this.count);
-    if (j < size) this.#live[j] = v;
+    this.count = count;
+    this.sum = sum;
+    this.min = min;
+    this.max = max;
+    this.#mean = mean;
+    this.#m2 = m2;
+    this.#x = x;
+    this.#kept = kept;
+    this.#values = store;
+    this.#liveKept = liveKept;
   }
 
   /** True when every value pushed is kept, so percentiles are exact. */

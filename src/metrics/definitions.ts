@@ -99,7 +99,10 @@ export interface MetricDef {
   flags: readonly MetricFlag[];
   /** Position in the console table and summaries (AIPerf's display order). */
   displayOrder: number;
-  /** Record metrics: the value for one request; undefined when it does not apply. */
+  /**
+   * Record metrics: the value for one request; undefined when it does not apply. `m` holds the
+   * values of the record metrics above this one; one without a value reads as undefined.
+   */
   record?: (
     rec: RequestRecord,
     m: RecordMetrics,
@@ -140,6 +143,13 @@ function diffPct(
   if (server == null || client === undefined || client <= 0) return undefined;
   return (Math.abs(server - client) / client) * 100;
 }
+
+/** The server-against-tokenizer comparisons a usage discrepancy is judged on. */
+const USAGE_DIFF_TAGS = [
+  "usage_prompt_tokens_diff_pct",
+  "usage_completion_tokens_diff_pct",
+  "usage_reasoning_tokens_diff_pct",
+] as const;
 
 /** AIPerf's tolerance: an OSL differing from the request by more than min(5 %, 50 tokens). */
 export function oslMismatchThreshold(requested: number): number {
@@ -513,14 +523,15 @@ export const METRICS: readonly MetricDef[] = [
   // Absent on records not checked, so the count is over checked records only.
   hiddenFlag("usage_discrepancy", ["usage"], (_rec, m, ctx) => {
     if (ctx.checkUsage === false) return undefined;
-    const tags = [
-      "usage_prompt_tokens_diff_pct",
-      "usage_completion_tokens_diff_pct",
-      "usage_reasoning_tokens_diff_pct",
-    ];
-    const diffs = tags.map((t) => num(m, t)).filter((v) => v !== undefined);
-    if (diffs.length === 0) return undefined;
-    return diffs.some((d) => d > USAGE_DIFF_THRESHOLD_PCT) ? 1 : 0;
+    let compared = false;
+    let over = false;
+    for (const tag of USAGE_DIFF_TAGS) {
+      const d = num(m, tag);
+      if (d === undefined) continue;
+      compared = true;
+      if (d > USAGE_DIFF_THRESHOLD_PCT) over = true;
+    }
+    return compared ? (over ? 1 : 0) : undefined;
   }),
 
   // The answer's length against what the request asked for.
@@ -751,6 +762,14 @@ export function metricDef(tag: string): MetricDef | undefined {
 const DIVISOR: Record<string, Record<string, number>> = {
   ns: { ns: 1, us: 1e3, ms: 1e6, sec: 1e9 },
 };
+
+/** What a value in a metric's base unit is divided by to give its display unit (1: the same). */
+export function displayDivisor(def: MetricDef): number {
+  if (def.unit === def.displayUnit) return 1;
+  const d = DIVISOR[def.unit]?.[def.displayUnit];
+  if (d === undefined) throw new Error(`No conversion from ${def.unit} to ${def.displayUnit}`);
+  return d;
+}
 
 /** Converts a value from a metric's base unit to its display unit. */
 export function toDisplay(def: MetricDef, value: number): number {

@@ -1,10 +1,82 @@
 /** Per-request metrics: one pass over the metric table for one finished request. */
 
 import type { RequestRecord } from "../load/record.ts";
-import { METRICS, type RecordContext, type RecordMetrics } from "./definitions.ts";
+import { type MetricDef, METRICS, type RecordContext, type RecordMetrics } from "./definitions.ts";
 import type { Tokenizer } from "../tokenizer/tokenizer.ts";
 
 export type { RecordContext, RecordMetrics } from "./definitions.ts";
+
+/** A record metric with its applicability flags read once. */
+interface RecordStep {
+  tag: string;
+  record: NonNullable<MetricDef["record"]>;
+}
+
+/** The record metrics that apply to one kind of request, and the objects their values go in. */
+interface StepList {
+  steps: readonly RecordStep[];
+  /** Every tag of `steps`, each undefined: copied to hold one request's values as computed. */
+  work: Record<string, number | number[] | undefined>;
+  /**
+   * By the set of steps that gave a value (bit i: steps[i]), an object with just their tags;
+   * null when there are too many steps for the bits of a number.
+   */
+  shapes: Map<number, RecordMetrics> | null;
+}
+
+/** Sets of present metrics kept per kind of request; past this, results are built key by key. */
+const MAX_SHAPES = 256;
+
+/**
+ * An object with `keys` in order, each `value`. Made by JSON.parse, which keeps any number of
+ * keys as fast properties, whereas adding keys one by one (`m[tag] = v`) turns an object into
+ * a slow dictionary past a dozen or so; copies of it (`{...o}`) keep its fast layout.
+ */
+function shaped<T>(keys: readonly string[], value: T): Record<string, T> {
+  const o = JSON.parse(`{${keys.map((k) => `${JSON.stringify(k)}:null`).join(",")}}`);
+  for (const k of keys) o[k] = value;
+  return o;
+}
+
+/**
+ * The record metrics that apply to each kind of request, in table order, indexed by
+ * `stepsIndex`: the flags are read once here rather than on every request.
+ */
+const STEPS: readonly StepList[] = (() => {
+  const lists: StepList[] = [];
+  for (let i = 0; i < 8; i++) {
+    const failed = (i & 1) !== 0;
+    const streaming = (i & 2) !== 0;
+    const producesTokens = (i & 4) !== 0;
+    const steps = METRICS.filter((def) =>
+      def.kind === "record" && def.record !== undefined &&
+      failed === def.flags.includes("error_only") &&
+      (streaming || !def.flags.includes("streaming_only")) &&
+      (producesTokens || !def.flags.includes("produces_tokens"))
+    ).map((def) => ({ tag: def.tag, record: def.record! }));
+    lists.push({
+      steps,
+      work: shaped(steps.map((s) => s.tag), undefined),
+      shapes: steps.length <= 32 ? new Map() : null,
+    });
+  }
+  return lists;
+})();
+
+function stepsIndex(failed: boolean, streaming: boolean, producesTokens: boolean): number {
+  return (failed ? 1 : 0) | (streaming ? 2 : 0) | (producesTokens ? 4 : 0);
+}
+
+/** The object with just the tags of the steps in `present`, or undefined when not kept. */
+function shapeOf(list: StepList, present: number): RecordMetrics | undefined {
+  if (list.shapes === null) return undefined;
+  let shape = list.shapes.get(present);
+  if (shape === undefined && list.shapes.size < MAX_SHAPES) {
+    const tags = list.steps.filter((_, i) => (present & (1 << i)) !== 0).map((s) => s.tag);
+    list.shapes.set(present, shape = shaped(tags, 0));
+  }
+  return shape;
+}
 
 /**
  * The record metrics of one request, by tag, in base units (ns, tokens). A failed request
@@ -15,19 +87,25 @@ export type { RecordContext, RecordMetrics } from "./definitions.ts";
 export function computeRecordMetrics(rec: RequestRecord, ctx: RecordContext): RecordMetrics {
   // Several metrics count the same answer (output tokens, the usage comparison): count it once.
   ctx = { ...ctx, tokenizer: memoized(ctx.tokenizer) };
-  const m: RecordMetrics = {};
-  const failed = rec.error !== null;
-  const producesTokens = ctx.producesTokens !== false;
-  for (const def of METRICS) {
-    if (def.kind !== "record" || def.record === undefined) continue;
-    const errorOnly = def.flags.includes("error_only");
-    if (failed !== errorOnly) continue;
-    if (!ctx.streaming && def.flags.includes("streaming_only")) continue;
-    if (!producesTokens && def.flags.includes("produces_tokens")) continue;
-    const v = def.record(rec, m, ctx);
+  const list = STEPS[stepsIndex(rec.error !== null, !!ctx.streaming, ctx.producesTokens !== false)];
+  const steps = list.steps;
+  // Computed into an object holding every tag (undefined until set), then copied into one
+  // holding only the tags that got a value, in table order: both keep fast properties.
+  const work = { ...list.work };
+  let present = 0;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    const v = step.record(rec, work as RecordMetrics, ctx);
     if (v === undefined) continue;
     if (typeof v === "number" && !Number.isFinite(v)) continue;
-    m[def.tag] = v;
+    work[step.tag] = v;
+    present |= 1 << i;
+  }
+  const shape = shapeOf(list, present);
+  const m: RecordMetrics = shape === undefined ? {} : { ...shape };
+  for (let i = 0; i < steps.length; i++) {
+    const v = work[steps[i].tag];
+    if (v !== undefined) m[steps[i].tag] = v;
   }
   return m;
 }

@@ -1,0 +1,197 @@
+/**
+ * The main thread's work per finished request: record metrics, the `profile_export.jsonl` line,
+ * the aggregator, and all of them together as `Results.add` does them. Records are what a
+ * streaming chat run against the mock server produces: 256 chunk arrivals stamped from
+ * `performance.now()` (fractional ns offsets), a 256-word answer, and the server's usage.
+ * Token counting is stubbed out (its own bench is tokenizer_bench.ts).
+ *
+ *   deno bench --allow-all bench/records_bench.ts
+ */
+
+import { join } from "node:path";
+import type { Endpoint } from "../src/endpoints/types.ts";
+import type { RequestRecord } from "../src/load/record.ts";
+import { recordLine } from "../src/export/record_writer.ts";
+import { MetricsAggregator } from "../src/metrics/aggregator.ts";
+import { computeRecordMetrics, type RecordContext } from "../src/metrics/record_metrics.ts";
+import type { Tokenizer } from "../src/tokenizer/tokenizer.ts";
+import { Results } from "../src/cli/results.ts";
+
+const CHUNKS = 256;
+/** Distinct records cycled through, so no call sees the same values twice in a row. */
+const VARIANTS = 64;
+
+const tokenizer: Tokenizer = { name: "x", count: () => CHUNKS };
+
+/** xorshift32, for reproducible timings. */
+function rng(seed: number): () => number {
+  let x = seed | 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
+const words = Array.from({ length: CHUNKS }, (_, i) => ` word${i % 97}`);
+const outputText = words.join("");
+
+function makeRecord(i: number, rand: () => number): RequestRecord {
+  // Stamped as a Worker does: performance.now() differences (ms, µs resolution) times 1e6.
+  const startPerf = 1000 + i * 13.4567 + Math.round(rand() * 1e3) / 1e3;
+  let perf = startPerf + 20 + rand() * 20;
+  const responseNs = new Float64Array(CHUNKS);
+  for (let c = 0; c < CHUNKS; c++) {
+    responseNs[c] = (Math.round(perf * 1e3) / 1e3 - startPerf) * 1e6;
+    perf += 4 + rand() * 8;
+  }
+  const startNs = 1_762_551_534_797_067_827n + BigInt(i) * 13_456_789n;
+  return {
+    phase: "profiling",
+    workerId: i % 8,
+    sessionNum: i,
+    conversationIndex: i % 16,
+    conversationId: `session-${i % 16}`,
+    turnIndex: 0,
+    requestId: crypto.randomUUID(),
+    correlationId: crypto.randomUUID(),
+    intendedStartNs: startNs - 12_345n,
+    startNs,
+    ackNs: (Math.round((startPerf + 5 + rand()) * 1e3) / 1e3 - startPerf) * 1e6,
+    endNs: responseNs[CHUNKS - 1] + 250_000.5,
+    responseNs,
+    responseReasoning: null,
+    outputText,
+    reasoningText: "",
+    usage: { promptTokens: 550, completionTokens: CHUNKS, totalTokens: 550 + CHUNKS },
+    httpStatus: 200,
+    error: null,
+    cancelled: false,
+  };
+}
+
+const rand = rng(0x12345);
+const records = Array.from({ length: VARIANTS }, (_, i) => makeRecord(i, rand));
+
+const ctx: RecordContext = {
+  inputTokens: 550,
+  tokenizer,
+  streaming: true,
+  producesTokens: true,
+  preferUsage: true,
+  requestedOutputTokens: CHUNKS,
+  checkUsage: true,
+};
+const metrics = records.map((r) => computeRecordMetrics(r, ctx));
+
+let n = 0;
+const next = () => n++ % VARIANTS;
+
+Deno.bench({
+  name: "computeRecordMetrics",
+  group: "per record",
+  fn: () => {
+    const i = next();
+    computeRecordMetrics(records[i], ctx);
+  },
+});
+
+Deno.bench({
+  name: "recordLine",
+  group: "per record",
+  fn: () => {
+    const i = next();
+    recordLine(records[i], metrics[i]);
+  },
+});
+
+// A run's first 10,000 records: every value kept.
+let agg = new MetricsAggregator();
+let added = 0;
+Deno.bench({
+  name: "MetricsAggregator.add",
+  group: "per record",
+  fn: () => {
+    const i = next();
+    if (++added % 10_000 === 0) agg = new MetricsAggregator();
+    agg.add(records[i], metrics[i]);
+  },
+});
+
+// Further on, past 8 Mi inter-chunk gaps: the gaps column keeps a uniform sample.
+const long = new MetricsAggregator();
+for (let i = 0; i < 40_000; i++) long.add(records[i % VARIANTS], metrics[i % VARIANTS]);
+Deno.bench({
+  name: "MetricsAggregator.add, past 40,000 records",
+  group: "per record",
+  fn: () => {
+    const i = next();
+    long.add(records[i], metrics[i]);
+  },
+});
+
+const endpoint: Endpoint = {
+  type: "chat",
+  path: "/v1/chat/completions",
+  supportsStreaming: true,
+  metricsTitle: "bench",
+  parseResponse: () => {
+    throw new Error("not used");
+  },
+  parseEvent: () => null,
+};
+const runDir = await Deno.makeTempDir({ prefix: "reprise_records_bench_" });
+const body = JSON.stringify({
+  model: "m",
+  messages: [{ role: "user", content: "hello ".repeat(500) }],
+  max_tokens: CHUNKS,
+  stream: true,
+});
+let results: Results | undefined;
+let resultsAdded = 0;
+let dirs = 0;
+/** A new run every so often: keeps the records file and the columns at a realistic size. */
+async function freshResults(): Promise<Results> {
+  if (results !== undefined) {
+    await results.finish({ startNs: 0n, endNs: 1n, wasCancelled: false });
+    await Deno.remove(join(runDir, String(dirs)), { recursive: true });
+  }
+  return await Results.open({
+    runDir: join(runDir, String(++dirs)),
+    conversations: Array.from({ length: 16 }, (_, i) => ({
+      sessionId: `session-${i}`,
+      bodies: [body],
+    })),
+    streaming: true,
+    endpoint,
+    tokenizer,
+    run: {
+      benchmarkId: "bench",
+      cliCommand: null,
+      randomSeed: null,
+      inputConfig: {},
+      version: "0",
+    },
+  });
+}
+Deno.bench({
+  name: "Results.add (all of the above, line written to disk)",
+  group: "per record",
+  async fn(b) {
+    if (results === undefined || ++resultsAdded % 20_000 === 0) results = await freshResults();
+    const r = results;
+    const i = next();
+    b.start();
+    r.add(records[i]);
+    b.end();
+  },
+});
+
+globalThis.addEventListener("unload", () => {
+  try {
+    Deno.removeSync(runDir, { recursive: true });
+  } catch {
+    // Already gone.
+  }
+});

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { Column, type ColumnOptions } from "../../src/metrics/column.ts";
+import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
+import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
+import type { RecordMetrics } from "../../src/metrics/definitions.ts";
+import { ReferenceColumn, variedCases } from "./_reference.ts";
+
+function assertSame(col: Column, ref: ReferenceColumn, what: string): void {
+  assert.equal(col.count, ref.count, what);
+  assert.ok(Object.is(col.sum, ref.sum), `${what}: sum ${col.sum} != ${ref.sum}`);
+  assert.ok(Object.is(col.min, ref.min), what);
+  assert.ok(Object.is(col.max, ref.max), what);
+  assert.ok(Object.is(col.mean, ref.mean), `${what}: mean ${col.mean} != ${ref.mean}`);
+  assert.ok(Object.is(col.variance, ref.variance), what);
+  assert.deepEqual(Array.from(col.values()), ref.values, what);
+  assert.deepEqual(col.sorted(), Float64Array.from(ref.values).sort(), what);
+  assert.deepEqual(col.sortedSample(), Float64Array.from(ref.live).sort(), what);
+  assert.equal(col.exact, ref.exact, what);
+  assert.equal(col.sampleComplete, ref.sampleComplete, what);
+}
+
+Deno.test("Column: push and pushAll keep what pushing one value at a time keeps", () => {
+  const options: ColumnOptions[] = [
+    {},
+    { cap: 100, liveSize: 10 },
+    { cap: 1, liveSize: 1 },
+    { cap: 1000, liveSize: 4096 },
+    { cap: 5000, liveSize: 37 },
+  ];
+  for (const opts of options) {
+    let x = 12345;
+    const rand = () => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x / 2147483648;
+    };
+    const col = new Column(opts);
+    const ref = new ReferenceColumn(opts);
+    const what = JSON.stringify(opts);
+    for (let round = 0; round < 60; round++) {
+      const n = Math.floor(rand() * 300);
+      const values = Float64Array.from({ length: n }, () => rand() * 1e7 - 1e3);
+      if (round === 7) values.fill(-0, 0, Math.min(3, n));
+      if (round % 3 === 0) {
+        for (const v of values) col.push(v);
+      } else if (round % 3 === 1) {
+        col.pushAll(round % 2 === 0 ? values : Array.from(values));
+      } else {
+        // A slice given by bounds.
+        const from = Math.floor(n / 3);
+        const to = n - Math.floor(n / 4);
+        col.pushAll(values, from, to);
+        for (let i = 0; i < from; i++) col.push(values[i]);
+        for (const v of values.subarray(from, to)) ref.push(v);
+        for (let i = 0; i < from; i++) ref.push(values[i]);
+        assertSame(col, ref, `${what} round ${round}`);
+        continue;
+      }
+      for (const v of values) ref.push(v);
+      assertSame(col, ref, `${what} round ${round}`);
+    }
+  }
+});
+
+Deno.test("Column: non-finite values are kept as they come", () => {
+  const col = new Column({ cap: 4, liveSize: 2 });
+  const ref = new ReferenceColumn({ cap: 4, liveSize: 2 });
+  const values = [1, NaN, Infinity, -Infinity, 2, -0, 3, NaN];
+  col.pushAll(values, 0, 4);
+  for (const v of values.slice(4)) col.push(v);
+  for (const v of values) ref.push(v);
+  assertSame(col, ref, "non-finite");
+});
+
+/** The same metrics as an object built key by key, in reverse order, with a tag no metric has. */
+function rebuilt(m: RecordMetrics): RecordMetrics {
+  const out: RecordMetrics = { not_a_metric: 1 };
+  for (const tag of Object.keys(m).reverse()) out[tag] = m[tag];
+  return out;
+}
+
+Deno.test("MetricsAggregator: summaries do not depend on how the metrics object was built", () => {
+  const a = new MetricsAggregator({ cap: 500, liveSize: 64 });
+  const b = new MetricsAggregator({ cap: 500, liveSize: 64 });
+  for (let round = 0; round < 3; round++) {
+    for (const c of variedCases()) {
+      const m = computeRecordMetrics(c.rec, c.ctx);
+      a.add(c.rec, m);
+      b.add(c.rec, rebuilt(m));
+    }
+  }
+  assert.deepEqual(a.summary(), b.summary());
+  assert.deepEqual(a.snapshot(), b.snapshot());
+  assert.deepEqual(a.errorSummary(), b.errorSummary());
+  assert.deepEqual(a.timeRange, b.timeRange);
+});
