@@ -151,6 +151,22 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const cores = navigator.hardwareConcurrency || 1;
   const workers = poolSize(config, usesFixedSchedule(config, given, conversations), cores);
   const pool = await WorkerPool.start(workers, conversations);
+  // Each thread stamps with its own clock; records from different Workers must line up.
+  const skewMs = pool.clock.maxSkewNs / 1e6;
+  if (skewMs > 1) {
+    io.stderr(
+      `warning: Worker clocks differ from the main thread's by up to ${skewMs.toFixed(2)} ms; ` +
+        `timestamps of different Workers are that far apart\n`,
+    );
+  }
+  if (config.verbose) {
+    io.stderr(
+      `clocks: ${workers} Worker${workers === 1 ? "" : "s"} within ${
+        (pool.clock.maxSkewNs / 1000).toFixed(1)
+      } µs of ` +
+        `the main thread (round trip ${(pool.clock.maxRoundTripNs / 1000).toFixed(1)} µs)\n`,
+    );
+  }
   if (config.verbose) {
     io.stderr(
       `plan: ${dataset.conversations.length} conversations (${totalTurns} turns) from ${dataset.type} ${dataset.source}; ` +

@@ -77,11 +77,14 @@ export type ToWorker =
     control: Int32Array;
   }
   | { type: "run"; plan: PhasePlan; slots: number }
-  | { type: "abort" };
+  | { type: "abort" }
+  /** Asks for the Worker's clock reading (epoch ns), to check it against the main thread's. */
+  | { type: "clock" };
 
 /** Worker → main messages. */
 export type FromWorker =
   | { type: "ready"; workerId: number }
+  | { type: "clock"; workerId: number; ns: bigint }
   | { type: "records"; workerId: number; records: import("./record.ts").RequestRecord[] }
   | { type: "done"; workerId: number }
   | { type: "fatal"; workerId: number; message: string };

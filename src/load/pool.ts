@@ -8,6 +8,18 @@ import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./pla
 import type { RequestRecord } from "./record.ts";
 import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";
+import { nowNs } from "./clock.ts";
+
+/** How far the Workers' clocks are from the main thread's, as measured at start. */
+export interface ClockCheck {
+  /**
+   * Largest distance, in ns, of a Worker's reading outside the main thread's readings taken just
+   * before asking and just after the answer; 0 when every reading fell between them.
+   */
+  maxSkewNs: number;
+  /** Longest of those round trips, in ns: the precision of the check. */
+  maxRoundTripNs: number;
+}
 
 /** How a phase's concurrency is split over Workers: slots per Worker, each ≥ 1. */
 export function splitSlots(concurrency: number, workers: number): number[] {
@@ -30,6 +42,9 @@ export class WorkerPool {
   readonly states: WorkerState[] = [];
   #onRecords: (records: RequestRecord[]) => void = () => {};
   #pendingDone = new Map<number, () => void>();
+  #clockReplies = new Map<number, (ns: bigint) => void>();
+  /** The clock check made at start. */
+  clock: ClockCheck = { maxSkewNs: 0, maxRoundTripNs: 0 };
   #fatal: ((e: Error) => void) | null = null;
 
   private constructor(workers: number) {
@@ -77,7 +92,28 @@ export class WorkerPool {
       w.postMessage(init);
     }
     await Promise.all(ready);
+    pool.clock = await pool.checkClocks();
     return pool;
+  }
+
+  /**
+   * Checks every Worker's clock (its own `performance.timeOrigin` + `performance.now()`) against
+   * this thread's: each Worker's reading must fall between the readings taken here before the
+   * question and after the answer.
+   */
+  async checkClocks(): Promise<ClockCheck> {
+    const check: ClockCheck = { maxSkewNs: 0, maxRoundTripNs: 0 };
+    for (let id = 0; id < this.workers.length; id++) {
+      const reply = new Promise<bigint>((resolve) => this.#clockReplies.set(id, resolve));
+      const before = nowNs();
+      this.workers[id].postMessage({ type: "clock" } satisfies ToWorker);
+      const ns = await reply;
+      const after = nowNs();
+      const skew = ns < before ? before - ns : ns > after ? ns - after : 0n;
+      check.maxSkewNs = Math.max(check.maxSkewNs, Number(skew));
+      check.maxRoundTripNs = Math.max(check.maxRoundTripNs, Number(after - before));
+    }
+    return check;
   }
 
   #handle(msg: FromWorker): void {
@@ -86,6 +122,9 @@ export class WorkerPool {
       s.requests += msg.records.length;
       for (const r of msg.records) if (r.error) s.errors++;
       this.#onRecords(msg.records);
+    } else if (msg.type === "clock") {
+      this.#clockReplies.get(msg.workerId)?.(msg.ns);
+      this.#clockReplies.delete(msg.workerId);
     } else if (msg.type === "done") {
       this.states[msg.workerId].state = "done";
       this.#pendingDone.get(msg.workerId)?.();

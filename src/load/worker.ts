@@ -9,6 +9,7 @@ import type { FromWorker, ToWorker } from "./plan.ts";
 import type { WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
 import { InFlight, runSlots } from "./slots.ts";
+import { nowNs } from "./clock.ts";
 
 const BATCH_SIZE = 32;
 const FLUSH_MS = 20;
@@ -62,6 +63,8 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       });
       flush();
       post({ type: "done", workerId });
+    } else if (msg.type === "clock") {
+      post({ type: "clock", workerId, ns: nowNs() });
     } else if (msg.type === "abort") {
       inFlight.abortAll();
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { splitSlots } from "../../src/load/pool.ts";
+import { splitSlots, WorkerPool } from "../../src/load/pool.ts";
 import { claimRequest, createControl, Ctl } from "../../src/load/control.ts";
 
 Deno.test("slots are spread evenly over at most `workers` Workers", () => {
@@ -23,4 +23,18 @@ Deno.test("claimRequest issues exactly the limit and nothing after STOP", () => 
   const ctl2 = createControl(0);
   Atomics.store(ctl2, Ctl.STOP, 1);
   assert.equal(claimRequest(ctl2, 5), false);
+});
+
+Deno.test("Worker clocks are checked against the main thread's at start", async () => {
+  const pool = await WorkerPool.start(2, [{ sessionId: "s", bodies: ["{}"] }]);
+  try {
+    // Each Worker's reading fell between the main thread's before and after: no skew beyond
+    // the round trip, which is what bounds the check's precision.
+    assert.ok(pool.clock.maxRoundTripNs > 0);
+    assert.ok(pool.clock.maxSkewNs <= 1_000_000, `skew ${pool.clock.maxSkewNs} ns`);
+    const again = await pool.checkClocks();
+    assert.ok(again.maxRoundTripNs > 0 && again.maxSkewNs <= 1_000_000);
+  } finally {
+    pool.close();
+  }
 });
