@@ -103,6 +103,9 @@ export const chatEndpoint: Endpoint = {
   parseResponse(json: unknown): Parsed {
     return readCompletion(json, "message");
   },
+  parseText(data: string, state: StreamState): string | null {
+    return simpleChunkText(data, state);
+  },
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;
@@ -137,17 +140,8 @@ interface ChunkTemplate {
  * JSON.parse does.
  */
 export function parseSimpleChunk(data: string, state?: StreamState): Parsed | null {
-  const t = state?.chatChunk as ChunkTemplate | undefined;
-  const cut = data.length - (t?.suffix.length ?? 0);
-  // Slicing and comparing with `===` is several times cheaper than startsWith in V8.
-  if (
-    t !== undefined && cut >= t.prefix.length &&
-    data.slice(0, t.prefix.length) === t.prefix && data.slice(cut) === t.suffix
-  ) {
-    const text = data.slice(t.prefix.length, cut);
-    // Anything a JSON string writes with an escape or ends at is left to the structural check.
-    if (plainJsonText(text)) return text === "" ? {} : { text };
-  }
+  const quick = state === undefined ? null : templateText(data, state);
+  if (quick !== null) return quick === "" ? {} : { text: quick };
   const simple = readSimpleChunk(data);
   if (simple === null || simple.kind === "empty") return simple === null ? null : {};
   if (state !== undefined) {
@@ -159,6 +153,38 @@ export function parseSimpleChunk(data: string, state?: StreamState): Parsed | nu
     };
   }
   return simple.text === "" ? {} : { text: simple.text };
+}
+
+/**
+ * The text of a chunk that differs from the stream's last simple chunk only inside the content
+ * string; null when it does not (or there is none yet).
+ */
+function templateText(data: string, state: StreamState): string | null {
+  const t = state.chatChunk as ChunkTemplate | undefined;
+  if (t === undefined) return null;
+  const cut = data.length - t.suffix.length;
+  // Slicing and comparing with `===` is several times cheaper than startsWith in V8.
+  if (
+    cut >= t.prefix.length && data.slice(0, t.prefix.length) === t.prefix &&
+    data.slice(cut) === t.suffix
+  ) {
+    const text = data.slice(t.prefix.length, cut);
+    // Anything a JSON string writes with an escape or ends at is left to the structural check.
+    if (plainJsonText(text)) return text;
+  }
+  return null;
+}
+
+/**
+ * A plain event's text when it is a simple chunk (see {@link parseSimpleChunk}): the template
+ * comparison, then the structural check that also sets the template. Null for anything else.
+ */
+function simpleChunkText(data: string, state: StreamState): string | null {
+  const quick = templateText(data, state);
+  if (quick !== null) return quick;
+  if (data === "[DONE]" || data === "") return null;
+  const p = parseSimpleChunk(data, state);
+  return p !== null && p.reasoning === undefined && p.usage === undefined ? (p.text ?? "") : null;
 }
 
 /**

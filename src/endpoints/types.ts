@@ -84,6 +84,12 @@ export interface Endpoint {
    * Throws on an event it cannot read (invalid JSON). `state` is fresh for each request.
    */
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null;
+  /**
+   * Reads the data of a plain event (no `event:` type) when it is the endpoint's common text
+   * chunk: its text ("" for none). Null means "read it with parseEvent", which must then give
+   * the same result. Optional: a shortcut for the events that come by the thousand.
+   */
+  parseText?(data: string, state: StreamState): string | null;
   /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */
   parseBody?(text: string): Parsed;
   /** URL path used when streaming, when it differs from `path` (TGI's `/generate_stream`). */

@@ -323,7 +323,7 @@ async function readStream(
   opts: SendOptions,
 ): Promise<void> {
   const events = new EventReader(r, state, opts.endpoint);
-  const parser = new SseParser(events.onEvent);
+  const parser = new SseParser(events.onEvent, events.onData);
 
   const reader = body.getReader();
   try {
@@ -480,6 +480,34 @@ export class EventReader {
       return;
     }
     if (p !== null && !apply(r, p, this.at, this.#state, this.#texts)) this.stop = true;
+  };
+
+  /**
+   * The handler of single-line `data:` events (bound: pass it to a parser as is). An endpoint's
+   * `parseText` reads its common text chunk here without building event or result objects;
+   * anything else takes the general path.
+   */
+  onData = (data: string): void => {
+    if (this.stop) return;
+    const parseText = this.#endpoint.parseText;
+    if (parseText !== undefined) {
+      let text: string | null;
+      try {
+        text = parseText(data, this.#streamState);
+      } catch {
+        text = null;
+      }
+      if (text !== null) {
+        if (text.length > 0) {
+          const r = this.#r;
+          this.#texts.add(text);
+          r.responsePerf.push(this.at);
+          r.responseReasoning?.push(false);
+        }
+        return;
+      }
+    }
+    this.onEvent({ event: "", data });
   };
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */

@@ -15,6 +15,12 @@ import type { SseEvent } from "../endpoints/types.ts";
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;
 
+/**
+ * Receives the data of an event that is a single `data:` line and nothing else (no type, id or
+ * comment): the common event, passed without building an {@link SseEvent}.
+ */
+export type SseDataHandler = (data: string) => void;
+
 const LF = 10;
 const SPACE = 32;
 
@@ -43,6 +49,7 @@ function completeUtf8(bytes: Uint8Array): number {
  */
 export class SseParser {
   #onEvent: SseHandler;
+  #onData: SseDataHandler;
   /** The byte-order mark is dropped by hand, at the stream's start only. */
   #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /** The start of a UTF-8 sequence the previous chunk cut off. */
@@ -58,9 +65,13 @@ export class SseParser {
   #comment: string | undefined = undefined;
   #started = false;
 
-  /** @param onEvent Called once per dispatched event. */
-  constructor(onEvent: SseHandler) {
+  /**
+   * @param onEvent Called once per dispatched event.
+   * @param onData Called instead for an event that is one `data:` line alone (default: onEvent).
+   */
+  constructor(onEvent: SseHandler, onData?: SseDataHandler) {
     this.#onEvent = onEvent;
+    this.#onData = onData ?? ((data) => onEvent({ event: "", data }));
   }
 
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
@@ -128,7 +139,7 @@ export class SseParser {
         s.charCodeAt(pos + 1) === 97 && s.charCodeAt(pos + 2) === 116 &&
         s.charCodeAt(pos + 3) === 97
       ) {
-        this.#onEvent({ event: "", data: s.slice(pos + 6, lf) });
+        this.#onData(s.slice(pos + 6, lf));
         pos = lf + 2;
         continue;
       }
