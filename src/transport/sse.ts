@@ -24,6 +24,13 @@ export type SseDataHandler = (data: string) => void;
 const LF = 10;
 const SPACE = 32;
 
+/** True when `s` has `data: ` at `pos` (compared by character: no substring is made). */
+function startsWithData(s: string, pos: number): boolean {
+  return s.charCodeAt(pos) === 100 && s.charCodeAt(pos + 1) === 97 &&
+    s.charCodeAt(pos + 2) === 116 && s.charCodeAt(pos + 3) === 97 &&
+    s.charCodeAt(pos + 4) === 58 && s.charCodeAt(pos + 5) === SPACE;
+}
+
 /**
  * Where a trailing, incomplete UTF-8 sequence starts in `bytes` (its length when there is none),
  * so that each piece can be decoded on its own: a streaming TextDecoder costs more per stream.
@@ -134,10 +141,7 @@ export class SseParser {
       if (
         lf !== -1 && s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) &&
         this.#partial.length === 0 && !this.#hasData && this.#event === "" &&
-        this.#id === undefined && this.#comment === undefined && s.charCodeAt(pos) === 100 &&
-        s.charCodeAt(pos + 4) === 58 && s.charCodeAt(pos + 5) === 32 &&
-        s.charCodeAt(pos + 1) === 97 && s.charCodeAt(pos + 2) === 116 &&
-        s.charCodeAt(pos + 3) === 97
+        this.#id === undefined && this.#comment === undefined && startsWithData(s, pos)
       ) {
         this.#onData(s.slice(pos + 6, lf));
         pos = lf + 2;
