@@ -141,7 +141,8 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       version: VERSION,
     },
     artifactDir: runDir,
-    statsIntervalMs: config.statsInterval * 1000,
+    // Nobody reads the live snapshot without the API: it is then built only at phase changes.
+    statsIntervalMs: config.apiPort === undefined ? 0 : config.statsInterval * 1000,
   });
   const api = config.apiPort === undefined
     ? null

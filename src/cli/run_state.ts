@@ -45,6 +45,7 @@ export class RunState implements ApiSource {
       runInfo: RunInfo;
       info: LiveSnapshot["info"];
       artifactDir: string;
+      /** How often the snapshot is rebuilt while a phase runs; 0: only when a phase starts. */
       statsIntervalMs: number;
     },
   ) {
@@ -62,7 +63,7 @@ export class RunState implements ApiSource {
     this.#live = sources;
     this.#status = "running";
     this.refresh();
-    if (this.#timer === undefined) {
+    if (this.#timer === undefined && this.opts.statsIntervalMs > 0) {
       this.#timer = setInterval(() => this.refresh(), this.opts.statsIntervalMs);
     }
   }

@@ -137,7 +137,8 @@ class Connection {
         this.start = 0;
       }
     }
-    return this.buf.subarray(this.end);
+    // Usually everything was consumed: the whole buffer, without making a view of it.
+    return this.end === 0 ? this.buf : this.buf.subarray(this.end);
   }
 
   /** Takes the result of a read into `space()`; false at end of stream. */
@@ -400,6 +401,17 @@ function parseHead(text: string): Head {
 /** Header names this transport writes itself (a user's value for them would break framing). */
 const OWN_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
 
+/** Header names already checked: the same few come with every request. */
+const checkedNames = new Set<string>();
+
+/** True for a valid header name (an HTTP token). */
+function validName(name: string): boolean {
+  if (checkedNames.has(name)) return true;
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return false;
+  if (checkedNames.size < 1024) checkedNames.add(name);
+  return true;
+}
+
 /** The request head; throws on a header that could not be sent as is. */
 function requestHead(
   url: URL,
@@ -416,7 +428,7 @@ function requestHead(
     if (OWN_HEADERS.has(lower)) continue;
     if (lower === "host") hasHost = true;
     if (lower === "authorization") hasAuth = true;
-    if (/[\r\n\0]/.test(value) || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+    if (/[\r\n\0]/.test(value) || !validName(name)) {
       throw new TypeError(`header ${JSON.stringify(name)} has an invalid name or value`);
     }
     head += `${name}: ${value}\r\n`;

@@ -227,3 +227,15 @@ Deno.test("http1: an invalid header value is refused without sending", async () 
   assert.match(r.error!.message, /x-bad/);
   t.close();
 });
+
+Deno.test("http1: an invalid header name is refused, also after valid ones were sent", async () => {
+  const t = createHttp1Transport();
+  for (const name of ["x ok", "bad:name", "ünï", ""]) {
+    const r = await t.send(
+      opts("http://127.0.0.1:1/x", { headers: { "x-fine": "1", [name]: "v" } }),
+    );
+    assert.equal(r.error?.type, "ConnectionError", JSON.stringify(name));
+    assert.match(r.error!.message, /invalid name or value/);
+  }
+  t.close();
+});
