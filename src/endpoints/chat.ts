@@ -4,6 +4,7 @@ import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput 
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { audioClip, isPlainText, withExtras } from "./format.ts";
+import { type ChunkTemplate, ownCopy, textByTemplate } from "./chunk_template.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
 
@@ -126,10 +127,9 @@ function repeated(data: string, at: number, key: string): boolean {
   return data.indexOf(key, at + key.length) !== -1;
 }
 
-/** A stream's last simple chunk, cut around its content string: `prefix` ends at the opening quote. */
-interface ChunkTemplate {
-  prefix: string;
-  suffix: string;
+/** The stream's last simple chunk, cut around its content string. */
+function template(state: StreamState): ChunkTemplate | undefined {
+  return state.chatChunk as ChunkTemplate | undefined;
 }
 
 /**
@@ -140,39 +140,17 @@ interface ChunkTemplate {
  * JSON.parse does.
  */
 export function parseSimpleChunk(data: string, state?: StreamState): Parsed | null {
-  const quick = state === undefined ? null : templateText(data, state);
+  const quick = state === undefined ? null : textByTemplate(data, template(state));
   if (quick !== null) return quick === "" ? {} : { text: quick };
   const simple = readSimpleChunk(data);
   if (simple === null || simple.kind === "empty") return simple === null ? null : {};
   if (state !== undefined) {
-    // Copies, not slices: a slice would keep the whole network read it came from alive for as
-    // long as the stream lasts.
     state.chatChunk = {
-      prefix: (" " + data.slice(0, simple.start)).slice(1),
-      suffix: (" " + data.slice(simple.end)).slice(1),
-    };
+      prefix: ownCopy(data.slice(0, simple.start)),
+      suffix: ownCopy(data.slice(simple.end)),
+    } satisfies ChunkTemplate;
   }
   return simple.text === "" ? {} : { text: simple.text };
-}
-
-/**
- * The text of a chunk that differs from the stream's last simple chunk only inside the content
- * string; null when it does not (or there is none yet).
- */
-function templateText(data: string, state: StreamState): string | null {
-  const t = state.chatChunk as ChunkTemplate | undefined;
-  if (t === undefined) return null;
-  const cut = data.length - t.suffix.length;
-  // Slicing and comparing with `===` is several times cheaper than startsWith in V8.
-  if (
-    cut >= t.prefix.length && data.slice(0, t.prefix.length) === t.prefix &&
-    data.slice(cut) === t.suffix
-  ) {
-    const text = data.slice(t.prefix.length, cut);
-    // Anything a JSON string writes with an escape or ends at is left to the structural check.
-    if (plainJsonText(text)) return text;
-  }
-  return null;
 }
 
 /**
@@ -180,23 +158,11 @@ function templateText(data: string, state: StreamState): string | null {
  * comparison, then the structural check that also sets the template. Null for anything else.
  */
 function simpleChunkText(data: string, state: StreamState): string | null {
-  const quick = templateText(data, state);
+  const quick = textByTemplate(data, template(state));
   if (quick !== null) return quick;
   if (data === "[DONE]" || data === "") return null;
   const p = parseSimpleChunk(data, state);
   return p !== null && p.reasoning === undefined && p.usage === undefined ? (p.text ?? "") : null;
-}
-
-/**
- * True when `text` holds no quote, backslash or line break. A loop: for the few characters of a
- * token, three `indexOf` calls cost several times more.
- */
-function plainJsonText(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE || c === BACKSLASH || c === 10) return false;
-  }
-  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 /** OpenAI (legacy) completions: `/v1/completions`, text in `choices[0].text`. */
 
-import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
+import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
+import { type ChunkTemplate, probeTemplate, textByTemplate } from "./chunk_template.ts";
 import { errorIn, expectObject, isObject, type JsonObject } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { flatPrompt, rejectMedia, withExtras } from "./format.ts";
@@ -42,6 +43,28 @@ export function formatCompletionsPayload(turn: TurnInput, opts: FormatOptions): 
   return withExtras(body, opts);
 }
 
+/**
+ * A plain event's text when it is a text-only chunk: by the stream's template when the chunk
+ * matches it, else by a full reading (which sets the template). Null for anything else.
+ */
+function chunkText(data: string, state: StreamState): string | null {
+  const t = state.completionsChunk as ChunkTemplate | null | undefined;
+  const quick = textByTemplate(data, t ?? undefined);
+  if (quick !== null) return quick;
+  if (data === "[DONE]" || data === "") return null;
+  const p = readCompletion(JSON.parse(data));
+  if (
+    p.reasoning !== undefined || p.usage !== undefined || p.error !== undefined ||
+    p.done !== undefined || p.answered !== undefined
+  ) return null;
+  // A new template when the chunks changed shape; after one that could not be made, none: a
+  // server whose chunks have another shape is read in full throughout.
+  if (t !== null && p.text !== undefined) {
+    state.completionsChunk = probeTemplate(data, '"text":"', readCompletion);
+  }
+  return p.text ?? "";
+}
+
 /** The `completions` endpoint type. */
 export const completionsEndpoint: Endpoint = {
   type: "completions",
@@ -51,6 +74,7 @@ export const completionsEndpoint: Endpoint = {
   expectsDoneMarker: true,
   formatPayload: formatCompletionsPayload,
   parseResponse: readCompletion,
+  parseText: chunkText,
   parseEvent(event: SseEvent): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;

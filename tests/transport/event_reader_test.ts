@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { emptyResult, EventReader, type ReadState } from "../../src/transport/send.ts";
 import { SseParser } from "../../src/transport/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
+import { completionsEndpoint } from "../../src/endpoints/completions.ts";
+import { probeTemplate, textByTemplate } from "../../src/endpoints/chunk_template.ts";
+import type { Endpoint } from "../../src/endpoints/types.ts";
 
 const enc = new TextEncoder();
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -18,10 +21,10 @@ const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = 
   }\n\n`;
 
 /** Reads `text` (in pieces of `step` bytes) with or without the single-line data shortcut. */
-function read(text: string, shortcut: boolean, step: number) {
+function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint = chatEndpoint) {
   const r = emptyResult();
   const state: ReadState = { done: false, answered: false };
-  const events = new EventReader(r, state, chatEndpoint);
+  const events = new EventReader(r, state, endpoint);
   const parser = shortcut
     ? new SseParser(events.onEvent, events.onData)
     : new SseParser(events.onEvent);
@@ -71,3 +74,73 @@ Deno.test("EventReader: the single-line data shortcut reads chat streams as the 
   // The streams above did exercise the shortcut's text path.
   assert.equal(read(streams[0], true, 1 << 16).r.outputText, " the of");
 });
+
+const cmpl = (text: unknown, extra: Record<string, unknown> = {}) =>
+  `data: ${
+    JSON.stringify({
+      id: "cmpl-1",
+      object: "text_completion",
+      created: 1,
+      model: "m",
+      choices: [{ text, index: 0, logprobs: null, finish_reason: null }],
+      ...extra,
+    })
+  }\n\n`;
+
+Deno.test("EventReader: the shortcut reads completions streams as the general path", () => {
+  const streams = [
+    cmpl(" the") + cmpl(" of") + cmpl("") + cmpl(" and") + "data: [DONE]\n\n",
+    // Escapes, control characters, non-ASCII; a usage chunk; a chunk of another shape.
+    cmpl("a") + cmpl('q"uote') + cmpl("tab\there") + cmpl("é 😀") + cmpl("\\") +
+    cmpl("b", { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }) +
+    cmpl("c", { model: "other" }) + cmpl("d", { model: "other" }) + "data: [DONE]\n\n",
+    // Reasoning beside the text, text that is not a string, a second "text" key.
+    cmpl("a") + `data: {"choices":[{"text":"r","reasoning_content":"why"}]}\n\n` +
+    `data: {"choices":[{"text":5}]}\n\n` + `data: {"choices":[{"text":"x","text":"y"}]}\n\n` +
+    cmpl("z") + "data: [DONE]\n\n",
+    // An error inside a 200, then unreadable JSON.
+    cmpl("a") + 'data: {"error":{"message":"boom"}}\n\n' + cmpl("never"),
+    cmpl("a") + "data: {not json\n\n" + cmpl("b"),
+  ];
+  for (const [i, text] of streams.entries()) {
+    for (const step of [1, 7, 64, 1 << 16]) {
+      const general = read(text, false, step, completionsEndpoint);
+      const shortcut = read(text, true, step, completionsEndpoint);
+      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+    }
+  }
+  assert.equal(read(streams[0], true, 1 << 16, completionsEndpoint).r.outputText, " the of and");
+});
+
+Deno.test("probeTemplate: only a chunk whose text string is the answer's text gets a template", () => {
+  const data = JSON.stringify({ id: "c", choices: [{ text: "hi", index: 0 }] });
+  const t = probeTemplate(data, '"text":"', readCompletionForTest);
+  assert.ok(t);
+  assert.equal(textByTemplate(data.replace('"hi"', '"other words"'), t), "other words");
+  // Not the same ends: no text by this template.
+  assert.equal(textByTemplate(data.replace('"c"', '"d"'), t), null);
+  // Text that JSON would write differently is left to the full reading.
+  assert.equal(textByTemplate(data.replace('"hi"', '"a\\nb"'), t), null);
+  // The key twice, the key elsewhere than the text, usage beside it: no template.
+  assert.equal(
+    probeTemplate(`{"choices":[{"text":"a","text":"b"}]}`, '"text":"', readCompletionForTest),
+    null,
+  );
+  assert.equal(
+    probeTemplate(`{"x":{"text":"a"},"choices":[]}`, '"text":"', readCompletionForTest),
+    null,
+  );
+  assert.equal(
+    probeTemplate(
+      `{"choices":[{"text":"a"}],"usage":{"prompt_tokens":1}}`,
+      '"text":"',
+      readCompletionForTest,
+    ),
+    null,
+  );
+});
+
+/** What the completions endpoint reads from a whole JSON answer. */
+function readCompletionForTest(json: unknown) {
+  return completionsEndpoint.parseResponse(json);
+}
