@@ -64,7 +64,7 @@ export function textByTemplate(data: string, t: ChunkTemplate | undefined): stri
 export function probeTemplate(
   data: string,
   key: string,
-  read: (json: unknown) => Parsed,
+  read: (data: string) => Parsed | null,
 ): ChunkTemplate | null {
   const at = data.indexOf(key);
   if (at === -1 || data.indexOf(key, at + key.length) !== -1) return null;
@@ -80,16 +80,50 @@ export function probeTemplate(
   const prefix = data.slice(0, start);
   const suffix = data.slice(end);
   for (const probe of ["x", "y z"]) {
-    let p: Parsed;
+    let p: Parsed | null;
     try {
-      p = read(JSON.parse(prefix + probe + suffix));
+      p = read(prefix + probe + suffix);
     } catch {
       return null;
     }
     if (
-      p.text !== probe || p.reasoning !== undefined || p.usage !== undefined ||
+      p === null || p.text !== probe || p.reasoning !== undefined || p.usage !== undefined ||
       p.error !== undefined || p.done !== undefined || p.answered !== undefined
     ) return null;
   }
   return { prefix: ownCopy(prefix), suffix: ownCopy(suffix) };
+}
+
+/** Templates tried after this many chunks of a stream failed to give one: none after that. */
+const MAX_PROBE_FAILURES = 3;
+
+/**
+ * A stream's template for one kind of event, learnt from its text-only chunks: a chunk that
+ * does not match gets read in full and, when it was text only, becomes the new template.
+ */
+export class TemplateSlot {
+  #template: ChunkTemplate | undefined;
+  #failures = 0;
+  /** The SSE event type the template was made for ("" for untyped events). */
+  #event = "";
+
+  /** The text of `data` by the template of events of type `event`; null when it does not match. */
+  text(data: string, event = ""): string | null {
+    return event === this.#event ? textByTemplate(data, this.#template) : null;
+  }
+
+  /**
+   * Makes `data`, an event of type `event` whose full reading gave text only, the template.
+   * `read` reads an event's data in full, as the endpoint does.
+   */
+  learn(data: string, key: string, read: (data: string) => Parsed | null, event = ""): void {
+    if (this.#failures >= MAX_PROBE_FAILURES) return;
+    const t = probeTemplate(data, key, read);
+    if (t === null) {
+      this.#failures++;
+      return;
+    }
+    this.#template = t;
+    this.#event = event;
+  }
 }

@@ -1,7 +1,15 @@
 /** OpenAI (legacy) completions: `/v1/completions`, text in `choices[0].text`. */
 
-import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
-import { type ChunkTemplate, probeTemplate, textByTemplate } from "./chunk_template.ts";
+import {
+  type Endpoint,
+  type FormatOptions,
+  type Parsed,
+  type SseEvent,
+  type StreamState,
+  textOnly,
+  type TurnInput,
+} from "./types.ts";
+import { TemplateSlot } from "./chunk_template.ts";
 import { errorIn, expectObject, isObject, type JsonObject } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { flatPrompt, rejectMedia, withExtras } from "./format.ts";
@@ -48,21 +56,19 @@ export function formatCompletionsPayload(turn: TurnInput, opts: FormatOptions): 
  * matches it, else by a full reading (which sets the template). Null for anything else.
  */
 function chunkText(data: string, state: StreamState): string | null {
-  const t = state.completionsChunk as ChunkTemplate | null | undefined;
-  const quick = textByTemplate(data, t ?? undefined);
+  const slot = (state.completionsChunk ??= new TemplateSlot()) as TemplateSlot;
+  const quick = slot.text(data);
   if (quick !== null) return quick;
   if (data === "[DONE]" || data === "") return null;
-  const p = readCompletion(JSON.parse(data));
-  if (
-    p.reasoning !== undefined || p.usage !== undefined || p.error !== undefined ||
-    p.done !== undefined || p.answered !== undefined
-  ) return null;
-  // A new template when the chunks changed shape; after one that could not be made, none: a
-  // server whose chunks have another shape is read in full throughout.
-  if (t !== null && p.text !== undefined) {
-    state.completionsChunk = probeTemplate(data, '"text":"', readCompletion);
-  }
+  const p = readData(data);
+  if (!textOnly(p)) return null;
+  if (p.text !== undefined) slot.learn(data, '"text":"', readData);
   return p.text ?? "";
+}
+
+/** Reads one chunk's data in full. */
+function readData(data: string): Parsed {
+  return readCompletion(JSON.parse(data));
 }
 
 /** The `completions` endpoint type. */

@@ -3,7 +3,16 @@
  * and output in `message_delta`; the transport merges them. `message_stop` ends the stream.
  */
 
-import type { Endpoint, FormatOptions, Parsed, SseEvent, TurnInput } from "./types.ts";
+import {
+  type Endpoint,
+  type FormatOptions,
+  type Parsed,
+  type SseEvent,
+  type StreamState,
+  textOnly,
+  type TurnInput,
+} from "./types.ts";
+import { TemplateSlot } from "./chunk_template.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { isPlainText, rejectMedia, withExtras } from "./format.ts";
@@ -66,6 +75,23 @@ export function parseMessagesEvent(event: SseEvent): Parsed | null {
     default:
       return null; // ping, content_block_stop
   }
+}
+
+/**
+ * The text of a streamed event that carries text only (a `text_delta`), read by the stream's
+ * template when it matches; "" for events with nothing to read (ping, block ends); null for the
+ * rest, which parseEvent reads.
+ */
+function messagesText(data: string, state: StreamState, event: string): string | null {
+  const slot = (state.messagesChunk ??= new TemplateSlot()) as TemplateSlot;
+  const quick = slot.text(data, event);
+  if (quick !== null) return quick;
+  const p = parseMessagesEvent({ event, data });
+  if (!textOnly(p)) return null;
+  if (p?.text !== undefined) {
+    slot.learn(data, '"text":"', (d) => parseMessagesEvent({ event, data: d }), event);
+  }
+  return p?.text ?? "";
 }
 
 /** Reads a whole message: `content[]` blocks and `usage`. */
@@ -140,5 +166,6 @@ export const messagesEndpoint: Endpoint = {
   expectsDoneMarker: true,
   formatPayload: formatMessagesPayload,
   parseResponse: parseMessagesBody,
+  parseText: messagesText,
   parseEvent: parseMessagesEvent,
 };

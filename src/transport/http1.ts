@@ -564,7 +564,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       if (sse) {
         phase = "stream";
         const events = new EventReader(r, state, opts.endpoint);
-        const parser = new SseParser(events.onEvent, events.onData);
+        const parser = new SseParser(events.onEvent, events.onData, events.onTyped);
         try {
           finished = await body.read(() => {
             events.at = performance.now();

@@ -323,7 +323,7 @@ async function readStream(
   opts: SendOptions,
 ): Promise<void> {
   const events = new EventReader(r, state, opts.endpoint);
-  const parser = new SseParser(events.onEvent, events.onData);
+  const parser = new SseParser(events.onEvent, events.onData, events.onTyped);
 
   const reader = body.getReader();
   try {
@@ -488,12 +488,17 @@ export class EventReader {
    * anything else takes the general path.
    */
   onData = (data: string): void => {
+    this.onTyped("", data);
+  };
+
+  /** The handler of events that are one `event:` line and one `data:` line (bound). */
+  onTyped = (event: string, data: string): void => {
     if (this.stop) return;
     const parseText = this.#endpoint.parseText;
-    if (parseText !== undefined) {
+    if (parseText !== undefined && event !== "error") {
       let text: string | null;
       try {
-        text = parseText(data, this.#streamState);
+        text = parseText(data, this.#streamState, event);
       } catch {
         text = null;
       }
@@ -507,7 +512,7 @@ export class EventReader {
         return;
       }
     }
-    this.onEvent({ event: "", data });
+    this.onEvent({ event, data });
   };
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */

@@ -21,8 +21,19 @@ export type SseHandler = (event: SseEvent) => void;
  */
 export type SseDataHandler = (data: string) => void;
 
+/** Receives an event that is one `event:` line and one `data:` line, and nothing else. */
+export type SseTypedHandler = (event: string, data: string) => void;
+
 const LF = 10;
 const SPACE = 32;
+
+/** True when `s` has `event: ` at `pos`. */
+function startsWithEvent(s: string, pos: number): boolean {
+  return s.charCodeAt(pos) === 101 && s.charCodeAt(pos + 1) === 118 &&
+    s.charCodeAt(pos + 2) === 101 && s.charCodeAt(pos + 3) === 110 &&
+    s.charCodeAt(pos + 4) === 116 && s.charCodeAt(pos + 5) === 58 &&
+    s.charCodeAt(pos + 6) === SPACE;
+}
 
 /** True when `s` has `data: ` at `pos` (compared by character: no substring is made). */
 function startsWithData(s: string, pos: number): boolean {
@@ -57,6 +68,7 @@ function completeUtf8(bytes: Uint8Array): number {
 export class SseParser {
   #onEvent: SseHandler;
   #onData: SseDataHandler;
+  #onTyped: SseTypedHandler;
   /** The byte-order mark is dropped by hand, at the stream's start only. */
   #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /** The start of a UTF-8 sequence the previous chunk cut off. */
@@ -75,10 +87,13 @@ export class SseParser {
   /**
    * @param onEvent Called once per dispatched event.
    * @param onData Called instead for an event that is one `data:` line alone (default: onEvent).
+   * @param onTyped Called instead for an event that is an `event:` line and one `data:` line
+   *   (default: onEvent).
    */
-  constructor(onEvent: SseHandler, onData?: SseDataHandler) {
+  constructor(onEvent: SseHandler, onData?: SseDataHandler, onTyped?: SseTypedHandler) {
     this.#onEvent = onEvent;
     this.#onData = onData ?? ((data) => onEvent({ event: "", data }));
+    this.#onTyped = onTyped ?? ((event, data) => onEvent({ event, data }));
   }
 
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
@@ -146,6 +161,22 @@ export class SseParser {
         this.#onData(s.slice(pos + 6, lf));
         pos = lf + 2;
         continue;
+      }
+      // The same after an `event:` line (typed streams: Anthropic, Responses).
+      if (
+        lf !== -1 && this.#partial.length === 0 && !this.#hasData && this.#event === "" &&
+        this.#id === undefined && this.#comment === undefined && startsWithEvent(s, pos) &&
+        startsWithData(s, lf + 1)
+      ) {
+        const lf2 = s.indexOf("\n", lf + 1);
+        if (lf2 !== -1 && s.charCodeAt(lf2 + 1) === LF && (cr === -1 || cr > lf2)) {
+          const type = s.slice(pos + 7, lf);
+          const data = s.slice(lf + 7, lf2);
+          if (type === "") this.#onData(data);
+          else this.#onTyped(type, data);
+          pos = lf2 + 2;
+          continue;
+        }
       }
       let end: number;
       let next: number;

@@ -3,6 +3,7 @@ import { emptyResult, EventReader, type ReadState } from "../../src/transport/se
 import { SseParser } from "../../src/transport/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
+import { messagesEndpoint } from "../../src/endpoints/messages.ts";
 import { probeTemplate, textByTemplate } from "../../src/endpoints/chunk_template.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
 
@@ -26,7 +27,7 @@ function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint 
   const state: ReadState = { done: false, answered: false };
   const events = new EventReader(r, state, endpoint);
   const parser = shortcut
-    ? new SseParser(events.onEvent, events.onData)
+    ? new SseParser(events.onEvent, events.onData, events.onTyped)
     : new SseParser(events.onEvent);
   const bytes = enc.encode(text);
   let at = 0;
@@ -140,7 +141,70 @@ Deno.test("probeTemplate: only a chunk whose text string is the answer's text ge
   );
 });
 
-/** What the completions endpoint reads from a whole JSON answer. */
-function readCompletionForTest(json: unknown) {
-  return completionsEndpoint.parseResponse(json);
+/** What the completions endpoint reads from a chunk's data. */
+function readCompletionForTest(data: string) {
+  return completionsEndpoint.parseResponse(JSON.parse(data));
 }
+
+const typed = (event: string, data: unknown) =>
+  `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+const textDelta = (text: unknown) =>
+  typed("content_block_delta", {
+    type: "content_block_delta",
+    index: 0,
+    delta: { type: "text_delta", text },
+  });
+
+Deno.test("EventReader: the shortcut reads Anthropic message streams as the general path", () => {
+  const start = typed("message_start", {
+    type: "message_start",
+    message: { id: "m", usage: { input_tokens: 5, output_tokens: 1 } },
+  }) + typed("content_block_start", {
+    type: "content_block_start",
+    index: 0,
+    content_block: { type: "text", text: "" },
+  });
+  const end = typed("content_block_stop", { type: "content_block_stop", index: 0 }) +
+    typed("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: "end_turn" },
+      usage: { output_tokens: 4 },
+    }) + typed("message_stop", { type: "message_stop" });
+  const streams = [
+    start + textDelta(" the") + typed("ping", { type: "ping" }) + textDelta(" of") +
+    textDelta("") + textDelta(" and") + end,
+    // Thinking, a tool call, escapes and control characters, a delta of another block.
+    start +
+    typed("content_block_delta", {
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "thinking_delta", thinking: "hm" },
+    }) + textDelta("a") + textDelta('q"uote') + textDelta("tab\there") + textDelta("é 😀") +
+    typed("content_block_start", {
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "tool_use", name: "f" },
+    }) +
+    typed("content_block_delta", {
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "input_json_delta", partial_json: '{"x":1}' },
+    }) + textDelta("b") + end,
+    // The data's type decides, not the event line; an error event; data without a type.
+    start + textDelta("a") +
+    `event: ping\ndata: ${JSON.parse(JSON.stringify(textDelta("b").split("data: ")[1]))}` +
+    `event: content_block_delta\ndata: {"index":0,"delta":{"type":"text_delta","text":"c"}}\n\n` +
+    `event: other\ndata: {"index":0,"delta":{"type":"text_delta","text":"d"}}\n\n` +
+    `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"busy"}}\n\n` +
+    textDelta("never"),
+    start + textDelta("a") + "event: content_block_delta\ndata: {not json\n\n" + textDelta("b"),
+  ];
+  for (const [i, text] of streams.entries()) {
+    for (const step of [1, 7, 64, 1 << 16]) {
+      const general = read(text, false, step, messagesEndpoint);
+      const shortcut = read(text, true, step, messagesEndpoint);
+      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+    }
+  }
+  assert.equal(read(streams[0], true, 1 << 16, messagesEndpoint).r.outputText, " the of and");
+});

@@ -246,6 +246,18 @@ Deno.test("SseParser: single-line events read at once agree with the line-by-lin
     [": hi\ndata: a\n\n", [{ event: "", data: "a", comment: "hi" }]],
     // Without the space after the colon, and a data line followed by another data line.
     ["data:a\n\ndata: a\ndata: b\n\n", [{ event: "", data: "a" }, { event: "", data: "a\nb" }]],
+    // Typed events: one event line and one data line, and the shapes that are not that.
+    ["event: x\ndata: a\n\nevent: \ndata: b\n\n", [{ event: "x", data: "a" }, {
+      event: "",
+      data: "b",
+    }]],
+    ["event: x\ndata: a\ndata: b\n\n", [{ event: "x", data: "a\nb" }]],
+    ["event: x\rdata: a\n\n", [{ event: "x", data: "a" }]],
+    ["event: x\ndata:a\n\nevent:y\ndata: b\n\n", [{ event: "x", data: "a" }, {
+      event: "y",
+      data: "b",
+    }]],
+    ["event: x\nid: 3\ndata: a\n\n", [{ event: "x", data: "a", id: "3" }]],
   ];
   for (const [text, expected] of cases) {
     assert.deepEqual(parseSse([text]), expected, JSON.stringify(text));
