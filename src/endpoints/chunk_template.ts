@@ -94,7 +94,11 @@ export function probeTemplate(
   return { prefix: ownCopy(prefix), suffix: ownCopy(suffix) };
 }
 
-/** Templates tried after this many chunks of a stream failed to give one: none after that. */
+/**
+ * Chunks of a stream that may fail to give a template, or give one no later chunk matched (a
+ * field that changes with every chunk), before the stream is read in full throughout: a chunk
+ * that is learnt from is read three times.
+ */
 const MAX_PROBE_FAILURES = 3;
 
 /**
@@ -104,12 +108,16 @@ const MAX_PROBE_FAILURES = 3;
 export class TemplateSlot {
   #template: ChunkTemplate | undefined;
   #failures = 0;
+  /** Chunks read by the current template. */
+  #hits = 0;
   /** The SSE event type the template was made for ("" for untyped events). */
   #event = "";
 
   /** The text of `data` by the template of events of type `event`; null when it does not match. */
   text(data: string, event = ""): string | null {
-    return event === this.#event ? textByTemplate(data, this.#template) : null;
+    const text = event === this.#event ? textByTemplate(data, this.#template) : null;
+    if (text !== null) this.#hits++;
+    return text;
   }
 
   /**
@@ -118,6 +126,8 @@ export class TemplateSlot {
    */
   learn(data: string, key: string, read: (data: string) => Parsed | null, event = ""): void {
     if (this.#failures >= MAX_PROBE_FAILURES) return;
+    // A template that no chunk matched was a failure too.
+    if (this.#template !== undefined && this.#hits === 0) this.#failures++;
     const t = probeTemplate(data, key, read);
     if (t === null) {
       this.#failures++;
@@ -125,5 +135,6 @@ export class TemplateSlot {
     }
     this.#template = t;
     this.#event = event;
+    this.#hits = 0;
   }
 }

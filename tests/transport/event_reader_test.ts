@@ -4,7 +4,7 @@ import { SseParser } from "../../src/transport/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../../src/endpoints/messages.ts";
-import { probeTemplate, textByTemplate } from "../../src/endpoints/chunk_template.ts";
+import { probeTemplate, TemplateSlot, textByTemplate } from "../../src/endpoints/chunk_template.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
 
 const enc = new TextEncoder();
@@ -207,4 +207,26 @@ Deno.test("EventReader: the shortcut reads Anthropic message streams as the gene
     }
   }
   assert.equal(read(streams[0], true, 1 << 16, messagesEndpoint).r.outputText, " the of and");
+});
+
+Deno.test("TemplateSlot: chunks that never repeat their shape stop being learnt from", () => {
+  const slot = new TemplateSlot();
+  let reads = 0;
+  const read = (d: string) => {
+    reads++;
+    return completionsEndpoint.parseResponse(JSON.parse(d));
+  };
+  // A field that changes with every chunk: no template ever matches.
+  for (let i = 0; i < 20; i++) {
+    const data = JSON.stringify({ created: i, choices: [{ text: "w" }] });
+    assert.equal(slot.text(data), null);
+    slot.learn(data, '"text":"', read);
+  }
+  // Two probe readings per attempt, and attempts stopped after a few.
+  assert.ok(reads <= 2 * 4, `${reads} probe readings`);
+  // A stream whose chunks do repeat keeps its template.
+  const steady = new TemplateSlot();
+  const chunk = (t: string) => JSON.stringify({ id: "c", choices: [{ text: t }] });
+  steady.learn(chunk("a"), '"text":"', read);
+  for (const t of ["b", "c d", "e"]) assert.equal(steady.text(chunk(t)), t);
 });
