@@ -11,8 +11,9 @@ const PAYLOADS = fileURLToPath(
 );
 
 Deno.test("profile replays raw payloads against the mock server and writes every artifact", async () => {
-  const server = await startMockServer({ ttftMs: 50, itlMs: 10, outputTokens: 64 });
   const dir = await Deno.makeTempDir();
+  const timingLog = join(dir, "mock_timing.jsonl");
+  const server = await startMockServer({ ttftMs: 50, itlMs: 10, outputTokens: 64, timingLog });
   try {
     const res = await runCli([
       "profile",
@@ -53,9 +54,33 @@ Deno.test("profile replays raw payloads against the mock server and writes every
 
     const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
     assert.equal(summary.request_count.avg, 3);
-    // The mock's truth is TTFT 50 ms and ITL 10 ms; the client adds loopback and parsing time.
+    // The mock waits 50 ms before the first token: no TTFT can be shorter. How much longer is
+    // the mock's own lateness plus the client's: the client's part is checked against the
+    // mock's log of when it really sent each first token.
     const ttft = summary.time_to_first_token.p50;
-    assert.ok(ttft >= 49 && ttft < 60, `TTFT p50 ${ttft} ms is not within a few ms of 50`);
+    assert.ok(ttft >= 49, `TTFT p50 ${ttft} ms is shorter than the mock's 50 ms`);
+    await server.close();
+    const sent = new Map(
+      (await Deno.readTextFile(timingLog)).split("\n").filter((l) => l).map((l) => {
+        const s = JSON.parse(l);
+        return [s.request_id, s.first_token_ns];
+      }),
+    );
+    for (const r of records) {
+      const meta = r.metadata as { x_request_id: string; request_start_ns: number };
+      const first = sent.get(meta.x_request_id);
+      assert.ok(
+        typeof first === "number",
+        `the mock logged no first token for ${meta.x_request_id}`,
+      );
+      const reported = (r.metrics as Record<string, { value: number }>).time_to_first_token.value;
+      const truth = (first - meta.request_start_ns) / 1e6;
+      // Both clocks are epoch time on this machine; the JSON numbers keep about 0.3 µs of it.
+      assert.ok(
+        reported >= truth - 0.5 && reported < truth + 10,
+        `TTFT ${reported} ms against ${truth} ms from the mock's log`,
+      );
+    }
     const itl = summary.inter_token_latency.p50;
     assert.ok(itl >= 9 && itl < 12, `ITL p50 ${itl} ms is not within a few ms of 10`);
     // max_tokens of each payload decides the answer length; the mock's tokens are single tokens.
