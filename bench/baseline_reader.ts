@@ -17,6 +17,8 @@
  */
 
 import { parseArgs } from "node:util";
+// The clock reprise and the mock's timing log use: their readings compare with this one's.
+import { epochNs } from "../src/load/clock.ts";
 
 const { values } = parseArgs({
   options: {
@@ -43,8 +45,6 @@ const head =
 const request = new TextEncoder().encode(`${head}\r\n${body}`);
 const timings: string[] | null = values.timings ? [] : null;
 const CONTENT = new TextEncoder().encode('"content":"');
-const originNs = BigInt(Math.round(performance.timeOrigin * 1e6));
-const epochNs = (perf: number) => originNs + BigInt(Math.round(perf * 1e6));
 
 /** True when `buf[from, to)` holds `"content":"` followed by something other than `"`. */
 function hasToken(buf: Uint8Array, from: number, to: number): boolean {

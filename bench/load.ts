@@ -29,6 +29,7 @@
 
 import { parseArgs } from "node:util";
 import { join } from "node:path";
+import { percentileLinear } from "../src/metrics/stats.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -348,18 +349,10 @@ interface RecordLine {
 }
 
 /** The `q` quantile of `xs` (linear between closest ranks); NaN when empty. */
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
 function percentiles(xs: number[]): Percentiles | undefined {
   if (xs.length === 0) return undefined;
-  const sorted = xs.toSorted((a, b) => a - b);
-  return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
+  const sorted = Float64Array.from(xs).sort();
+  return { p50: percentileLinear(sorted, 50), p99: percentileLinear(sorted, 99) };
 }
 
 const nsToMs = (ns: bigint) => Number(ns) / 1e6;

@@ -167,8 +167,6 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       } µs of ` +
         `the main thread (round trip ${(pool.clock.maxRoundTripNs / 1000).toFixed(1)} µs)\n`,
     );
-  }
-  if (config.verbose) {
     io.stderr(
       `plan: ${dataset.conversations.length} conversations (${totalTurns} turns) from ${dataset.type} ${dataset.source}; ` +
         `${requestLimit} requests to ${

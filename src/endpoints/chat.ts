@@ -1,10 +1,18 @@
 /** OpenAI chat completions: `/v1/chat/completions`, streamed as `chat.completion.chunk` events. */
 
-import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
+import {
+  type Endpoint,
+  type FormatOptions,
+  type Parsed,
+  type SseEvent,
+  type StreamState,
+  textOnly,
+  type TurnInput,
+} from "./types.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { audioClip, isPlainText, withExtras } from "./format.ts";
-import { type ChunkTemplate, ownCopy, textByTemplate } from "./chunk_template.ts";
+import { type ChunkTemplate, ownCopy, stringEnd, textByTemplate } from "./chunk_template.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
 
@@ -104,8 +112,12 @@ export const chatEndpoint: Endpoint = {
   parseResponse(json: unknown): Parsed {
     return readCompletion(json, "message");
   },
-  parseText(data: string, state: StreamState): string | null {
-    return simpleChunkText(data, state);
+  parseText(data: string, state: StreamState): string | Parsed | null {
+    const quick = textByTemplate(data, template(state));
+    if (quick !== null) return quick;
+    if (data === "[DONE]" || data === "") return null;
+    const p = structuralChunk(data, state) ?? parseChunk(data);
+    return textOnly(p) ? (p.text ?? "") : p;
   },
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;
@@ -115,7 +127,6 @@ export const chatEndpoint: Endpoint = {
   },
 };
 
-const BACKSLASH = 92;
 const QUOTE = 34;
 const CONTENT_KEY = '"content":';
 const CONTENT_STRING = '"content":"';
@@ -142,6 +153,11 @@ function template(state: StreamState): ChunkTemplate | undefined {
 export function parseSimpleChunk(data: string, state?: StreamState): Parsed | null {
   const quick = state === undefined ? null : textByTemplate(data, template(state));
   if (quick !== null) return quick === "" ? {} : { text: quick };
+  return structuralChunk(data, state);
+}
+
+/** {@link parseSimpleChunk} past the template: the structural check, which sets the template. */
+function structuralChunk(data: string, state?: StreamState): Parsed | null {
   const simple = readSimpleChunk(data);
   if (simple === null || simple.kind === "empty") return simple === null ? null : {};
   if (state !== undefined) {
@@ -151,18 +167,6 @@ export function parseSimpleChunk(data: string, state?: StreamState): Parsed | nu
     } satisfies ChunkTemplate;
   }
   return simple.text === "" ? {} : { text: simple.text };
-}
-
-/**
- * A plain event's text when it is a simple chunk (see {@link parseSimpleChunk}): the template
- * comparison, then the structural check that also sets the template. Null for anything else.
- */
-function simpleChunkText(data: string, state: StreamState): string | null {
-  const quick = textByTemplate(data, template(state));
-  if (quick !== null) return quick;
-  if (data === "[DONE]" || data === "") return null;
-  const p = parseSimpleChunk(data, state);
-  return p !== null && p.reasoning === undefined && p.usage === undefined ? (p.text ?? "") : null;
 }
 
 /**
@@ -227,15 +231,8 @@ function readSimpleChunk(
     return null;
   } else {
     // Escapes: find the quote no backslash escapes, then let JSON.parse decode just the string.
-    end = start;
-    for (;;) {
-      const c = data.charCodeAt(end);
-      if (Number.isNaN(c)) return null;
-      if (c === BACKSLASH) end += 2;
-      else if (c === QUOTE) break;
-      else end++;
-    }
-    if (data.indexOf("\\", end + 1) !== -1) return null;
+    end = stringEnd(data, start);
+    if (end === -1 || data.indexOf("\\", end + 1) !== -1) return null;
     text = JSON.parse(data.slice(start - 1, end + 1));
   }
   if (!closes(data, end + 1)) return null;

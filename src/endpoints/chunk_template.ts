@@ -29,6 +29,17 @@ export function plainJsonText(text: string): boolean {
   return true;
 }
 
+/** The index of the quote that closes the JSON string whose text starts at `start`; -1 if none. */
+export function stringEnd(data: string, start: number): number {
+  for (let i = start; i < data.length;) {
+    const c = data.charCodeAt(i);
+    if (c === BACKSLASH) i += 2;
+    else if (c === QUOTE) return i;
+    else i++;
+  }
+  return -1;
+}
+
 /**
  * A copy of `s` that does not keep alive the larger string it was sliced from (for a template
  * kept as long as its stream lasts).
@@ -69,14 +80,8 @@ export function probeTemplate(
   const at = data.indexOf(key);
   if (at === -1 || data.indexOf(key, at + key.length) !== -1) return null;
   const start = at + key.length;
-  let end = start;
-  for (;;) {
-    const c = data.charCodeAt(end);
-    if (Number.isNaN(c)) return null;
-    if (c === BACKSLASH) end += 2;
-    else if (c === QUOTE) break;
-    else end++;
-  }
+  const end = stringEnd(data, start);
+  if (end === -1) return null;
   const prefix = data.slice(0, start);
   const suffix = data.slice(end);
   for (const probe of ["x", "y z"]) {

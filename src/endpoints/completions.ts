@@ -53,15 +53,16 @@ export function formatCompletionsPayload(turn: TurnInput, opts: FormatOptions): 
 
 /**
  * A plain event's text when it is a text-only chunk: by the stream's template when the chunk
- * matches it, else by a full reading (which sets the template). Null for anything else.
+ * matches it, else by a full reading (which sets the template). Any other chunk's full reading;
+ * null for the end marker and empty data.
  */
-function chunkText(data: string, state: StreamState): string | null {
+function chunkText(data: string, state: StreamState): string | Parsed | null {
   const slot = (state.completionsChunk ??= new TemplateSlot()) as TemplateSlot;
   const quick = slot.text(data);
   if (quick !== null) return quick;
   if (data === "[DONE]" || data === "") return null;
   const p = readData(data);
-  if (!textOnly(p)) return null;
+  if (!textOnly(p)) return p;
   if (p.text !== undefined) slot.learn(data, '"text":"', readData);
   return p.text ?? "";
 }

@@ -79,19 +79,20 @@ export function parseMessagesEvent(event: SseEvent): Parsed | null {
 
 /**
  * The text of a streamed event that carries text only (a `text_delta`), read by the stream's
- * template when it matches; "" for events with nothing to read (ping, block ends); null for the
- * rest, which parseEvent reads.
+ * template when it matches; "" for events with nothing to read (ping, block ends); the full
+ * reading of the rest.
  */
-function messagesText(data: string, state: StreamState, event: string): string | null {
+function messagesText(data: string, state: StreamState, event: string): string | Parsed {
   const slot = (state.messagesChunk ??= new TemplateSlot()) as TemplateSlot;
   const quick = slot.text(data, event);
   if (quick !== null) return quick;
   const p = parseMessagesEvent({ event, data });
-  if (!textOnly(p)) return null;
-  if (p?.text !== undefined) {
+  if (p === null) return "";
+  if (!textOnly(p)) return p;
+  if (p.text !== undefined) {
     slot.learn(data, '"text":"', (d) => parseMessagesEvent({ event, data: d }), event);
   }
-  return p?.text ?? "";
+  return p.text ?? "";
 }
 
 /** Reads a whole message: `content[]` blocks and `usage`. */

@@ -85,12 +85,12 @@ export interface Endpoint {
    */
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null;
   /**
-   * Reads the data of an event of type `event` ("" when untyped; never "error") when it is the
-   * endpoint's common text chunk: its text ("" for none). Null means "read it with parseEvent",
-   * which must then give the same result. Optional: a shortcut for the events that come by the
-   * thousand.
+   * Reads the data of an event of type `event` ("" when untyped; never "error"), cheaply when it
+   * is the endpoint's common text chunk: its text as a string ("" for none). Otherwise the
+   * reading it already made (what parseEvent would give), or null for "read it with
+   * parseEvent". Optional: a shortcut for the events that come by the thousand.
    */
-  parseText?(data: string, state: StreamState, event: string): string | null;
+  parseText?(data: string, state: StreamState, event: string): string | Parsed | null;
   /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */
   parseBody?(text: string): Parsed;
   /** URL path used when streaming, when it differs from `path` (TGI's `/generate_stream`). */
@@ -106,7 +106,7 @@ export interface Endpoint {
 }
 
 /** True when a reading carries nothing but text (or nothing at all). */
-export function textOnly(p: Parsed | null): boolean {
-  return p === null || (p.reasoning === undefined && p.usage === undefined &&
-    p.error === undefined && p.done === undefined && p.answered === undefined);
+export function textOnly(p: Parsed): boolean {
+  return p.reasoning === undefined && p.usage === undefined && p.error === undefined &&
+    p.done === undefined && p.answered === undefined;
 }

@@ -133,7 +133,7 @@ export async function runSlots(opts: {
       const toNs = (p: number) => (p - start) * 1e6;
       const perf = result.responsePerf;
       const responseNs = new Float64Array(perf.length);
-      for (let i = 0; i < perf.length; i++) responseNs[i] = (perf[i] - start) * 1e6;
+      for (let i = 0; i < perf.length; i++) responseNs[i] = toNs(perf[i]);
       opts.sink({
         phase: plan.phase,
         workerId: opts.workerId,

@@ -19,12 +19,7 @@
  * recorded, so a response never waits for the disk; `close()` writes what is left.
  */
 
-const originUs = BigInt(Math.round(performance.timeOrigin * 1000));
-
-/** Epoch nanoseconds of a `performance.now()` reading taken in this process. */
-export function epochNs(perfMs: number): bigint {
-  return originUs * 1000n + BigInt(Math.round(perfMs * 1e6));
-}
+import { epochNs } from "../load/clock.ts";
 
 /** What one streamed answer sent, as `performance.now()` milliseconds. */
 export interface SentTimes {

@@ -160,6 +160,33 @@ export interface ReadState {
 }
 
 /**
+ * Adds a response's text and reasoning, stamped `at`; a response with neither is no response.
+ * With `texts`, output text is collected there instead of grown event by event.
+ */
+function addResponse(
+  r: SendResult,
+  at: number,
+  text: string | undefined,
+  reasoning: string | undefined,
+  texts: TextCollector | null,
+): void {
+  const hasText = text !== undefined && text.length > 0;
+  const hasReasoning = reasoning !== undefined && reasoning.length > 0;
+  if (!hasText && !hasReasoning) return;
+  if (hasText) {
+    if (texts !== null) texts.add(text);
+    else r.outputText += text;
+  }
+  if (hasReasoning) r.reasoningText += reasoning;
+  if (!hasText && r.responseReasoning === null) {
+    // The first reasoning-only response: every earlier one carried text.
+    r.responseReasoning = new Array<boolean>(r.responsePerf.length).fill(false);
+  }
+  r.responsePerf.push(at);
+  r.responseReasoning?.push(!hasText);
+}
+
+/**
  * Records one parsed response stamped `at`; returns false when reading must stop. With `texts`,
  * output text is collected there (joined once by the caller) instead of grown event by event.
  */
@@ -178,23 +205,7 @@ function apply(
     };
     return false;
   }
-  const text = p.text;
-  const reasoning = p.reasoning;
-  const hasText = text !== undefined && text.length > 0;
-  const hasReasoning = reasoning !== undefined && reasoning.length > 0;
-  if (hasText || hasReasoning) {
-    if (hasText) {
-      if (texts !== null) texts.add(text);
-      else r.outputText += text;
-    }
-    if (hasReasoning) r.reasoningText += reasoning;
-    if (!hasText && r.responseReasoning === null) {
-      // The first reasoning-only response: every earlier one carried text.
-      r.responseReasoning = new Array<boolean>(r.responsePerf.length).fill(false);
-    }
-    r.responsePerf.push(at);
-    r.responseReasoning?.push(!hasText);
-  }
+  addResponse(r, at, p.text, p.reasoning, texts);
   if (p.usage) r.usage = mergeUsage(r.usage, p.usage);
   if (p.done) state.done = true;
   if (p.answered) state.answered = true;
@@ -496,19 +507,19 @@ export class EventReader {
     if (this.stop) return;
     const parseText = this.#endpoint.parseText;
     if (parseText !== undefined && event !== "error") {
-      let text: string | null;
+      let read: string | Parsed | null;
       try {
-        text = parseText(data, this.#streamState, event);
+        read = parseText(data, this.#streamState, event);
       } catch {
-        text = null;
+        // The general path reads it again and reports why it cannot.
+        read = null;
       }
-      if (text !== null) {
-        if (text.length > 0) {
-          const r = this.#r;
-          this.#texts.add(text);
-          r.responsePerf.push(this.at);
-          r.responseReasoning?.push(false);
-        }
+      if (typeof read === "string") {
+        addResponse(this.#r, this.at, read, undefined, this.#texts);
+        return;
+      }
+      if (read !== null) {
+        if (!apply(this.#r, read, this.at, this.#state, this.#texts)) this.stop = true;
         return;
       }
     }

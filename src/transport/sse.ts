@@ -152,30 +152,24 @@ export class SseParser {
     while (pos < n) {
       if (cr !== -1 && cr < pos) cr = s.indexOf("\r", pos);
       const lf = s.indexOf("\n", pos);
-      // The common event, `data: …` alone and a blank line, between events: read at once.
-      if (
-        lf !== -1 && s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) &&
-        this.#partial.length === 0 && !this.#hasData && this.#event === "" &&
-        this.#id === undefined && this.#comment === undefined && startsWithData(s, pos)
-      ) {
-        this.#onData(s.slice(pos + 6, lf));
-        pos = lf + 2;
-        continue;
-      }
-      // The same after an `event:` line (typed streams: Anthropic, Responses).
-      if (
-        lf !== -1 && this.#partial.length === 0 && !this.#hasData && this.#event === "" &&
-        this.#id === undefined && this.#comment === undefined && startsWithEvent(s, pos) &&
-        startsWithData(s, lf + 1)
-      ) {
-        const lf2 = s.indexOf("\n", lf + 1);
-        if (lf2 !== -1 && s.charCodeAt(lf2 + 1) === LF && (cr === -1 || cr > lf2)) {
-          const type = s.slice(pos + 7, lf);
-          const data = s.slice(lf + 7, lf2);
-          if (type === "") this.#onData(data);
-          else this.#onTyped(type, data);
-          pos = lf2 + 2;
+      // Between events, the common ones are read at once: `data: …` alone and a blank line, or
+      // the same after an `event:` line (typed streams: Anthropic, Responses).
+      if (lf !== -1 && this.#betweenEvents()) {
+        if (s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) && startsWithData(s, pos)) {
+          this.#onData(s.slice(pos + 6, lf));
+          pos = lf + 2;
           continue;
+        }
+        if (startsWithEvent(s, pos) && startsWithData(s, lf + 1)) {
+          const lf2 = s.indexOf("\n", lf + 1);
+          if (lf2 !== -1 && s.charCodeAt(lf2 + 1) === LF && (cr === -1 || cr > lf2)) {
+            const type = s.slice(pos + 7, lf);
+            const data = s.slice(lf + 7, lf2);
+            if (type === "") this.#onData(data);
+            else this.#onTyped(type, data);
+            pos = lf2 + 2;
+            continue;
+          }
         }
       }
       let end: number;
@@ -204,6 +198,12 @@ export class SseParser {
       pos = next;
     }
     if (pos < n) this.#partial += pos === 0 ? s : s.slice(pos);
+  }
+
+  /** No line or field of an event is pending: the next line starts an event. */
+  #betweenEvents(): boolean {
+    return this.#partial.length === 0 && !this.#hasData && this.#event === "" &&
+      this.#id === undefined && this.#comment === undefined;
   }
 
   #line(line: string): void {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockServer } from "../../src/mock/server.ts";
 import { type StreamScript, timedStream } from "../../src/mock/stream.ts";
-import { epochNs, type SentTimes, timingLine, TimingLog } from "../../src/mock/timing_log.ts";
+import { type SentTimes, timingLine, TimingLog } from "../../src/mock/timing_log.ts";
+import { epochNs } from "../../src/load/clock.ts";
 import { post, readSse } from "./helpers.ts";
 
 /** One line of a timing log, `*_ns` fields read exactly. */
