@@ -30,6 +30,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { percentileLinear } from "../src/metrics/stats.ts";
+import { V8_FLAGS } from "../scripts/compile.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -308,8 +309,8 @@ function profileArgs(
     Deno.execPath(),
     "run",
     "-A",
-    // As the released binaries run (scripts/compile.ts bakes the same flag in).
-    "--v8-flags=--max-semi-space-size=8",
+    // As the released binaries run (scripts/compile.ts bakes the same flags in).
+    `--v8-flags=${V8_FLAGS}`,
     MAIN,
     "profile",
     "--url",
