@@ -19,8 +19,8 @@ import {
   failure,
   finishAnswer,
   httpError,
+  MAX_TIMER_MS,
   type ReadState,
-  requestAbort,
   type SendOptions,
   type SendResult,
   streamEnded,
@@ -164,6 +164,12 @@ class Connection {
   }
 }
 
+/** A request URL as this transport uses it, parsed once per run rather than once per request. */
+interface Target {
+  url: URL;
+  origin: Origin;
+}
+
 /** Where requests go: one pool of idle connections per origin. */
 interface Origin {
   key: string;
@@ -178,7 +184,10 @@ interface Origin {
 interface Head {
   status: number;
   statusText: string;
-  contentType: string;
+  /** Content-Type says `text/event-stream`. */
+  eventStream: boolean;
+  /** Content-Type says `application/json`. */
+  json: boolean;
   /** -1 when absent. */
   contentLength: number;
   chunked: boolean;
@@ -195,8 +204,42 @@ const enum Chunk {
   DONE,
 }
 
+/** Where a body's content goes: `stamp` as each read arrives, then `data` with its content. */
+interface BodySink {
+  stamp(): void;
+  /** False to stop reading. */
+  data(bytes: Uint8Array): boolean;
+}
+
+/** An SSE body: every event a read completes is stamped with the read's arrival. */
+class SseBody implements BodySink {
+  events: EventReader;
+  parser: SseParser;
+  constructor(events: EventReader) {
+    this.events = events;
+    this.parser = new SseParser(events);
+  }
+  stamp(): void {
+    this.events.at = performance.now();
+  }
+  data(bytes: Uint8Array): boolean {
+    this.parser.push(bytes);
+    return !this.events.stop;
+  }
+}
+
+/** A whole body, copied out of the read buffer piece by piece. */
+class WholeBody implements BodySink {
+  parts: Uint8Array[] = [];
+  stamp(): void {}
+  data(bytes: Uint8Array): boolean {
+    this.parts.push(bytes.slice());
+    return true;
+  }
+}
+
 /**
- * Reads a body off a connection, passing its content (framing removed) to `onData` one network
+ * Reads a body off a connection, passing its content (framing removed) to a sink one network
  * read at a time. The content handed over lives in the connection's buffer and is only valid
  * during the call.
  */
@@ -219,11 +262,11 @@ class BodyReader {
   }
 
   /**
-   * Processes the buffered bytes, then reads until the body ends or `onData` returns false.
-   * `beforeRead` stamps each read's arrival; `onData` gets the content of one read.
-   * @returns false when `onData` asked to stop.
+   * Processes the buffered bytes, then reads until the body ends or `sink.data` returns false.
+   * `sink.stamp` stamps each read's arrival; `sink.data` gets the content of one read.
+   * @returns false when `sink.data` asked to stop.
    */
-  async read(stamp: () => void, onData: (bytes: Uint8Array) => boolean): Promise<boolean> {
+  async read(sink: BodySink): Promise<boolean> {
     const c = this.#c;
     const untilClose = !this.#head.chunked && this.#head.contentLength < 0;
     let first = true;
@@ -237,10 +280,10 @@ class BodyReader {
         }
       }
       // Bytes that came with the headers arrived with them: stamp them now too.
-      stamp();
+      sink.stamp();
       first = false;
       const content = this.#head.chunked ? this.#dechunk() : this.#plain(untilClose);
-      if (content.length > 0 && !onData(content)) return false;
+      if (content.length > 0 && !sink.data(content)) return false;
       if (this.complete && !untilClose) return true;
     }
   }
@@ -349,7 +392,8 @@ function parseHead(text: string): Head {
   const head: Head = {
     status: Number(m[2]),
     statusText: m[3] ?? "",
-    contentType: "",
+    eventStream: false,
+    json: false,
     contentLength: -1,
     chunked: false,
     keepAlive: !http10,
@@ -365,7 +409,9 @@ function parseHead(text: string): Head {
     const value = line.slice(colon + 1).trim();
     switch (name) {
       case "content-type":
-        head.contentType = value;
+        // Kept as flags: a substring of the head would keep all of it for the whole answer.
+        head.eventStream = value.includes("text/event-stream");
+        head.json = value.includes("application/json");
         break;
       case "content-length": {
         const n = Number(value);
@@ -443,6 +489,75 @@ function requestHead(
   return head;
 }
 
+/** The request's bytes: head and body in one write. */
+function requestMessage(
+  target: Target,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+): Uint8Array {
+  const bodyBytes = typeof body === "string" ? encoder.encode(body) : body;
+  const headText = requestHead(target.url, target.origin, headers, bodyBytes.length);
+  const message = new Uint8Array(headText.length + bodyBytes.length);
+  // The head is ASCII (validated above), so one byte per character.
+  encoder.encodeInto(headText, message);
+  message.set(bodyBytes, headText.length);
+  return message;
+}
+
+/**
+ * One request's cancellation by its timeout or the caller's signal: closing the request's
+ * connection is how a pending read is interrupted, and a connect under way fails. Built without
+ * an AbortController or closures (the object is its own abort listener, the timer gets it as an
+ * argument): thousands of streams are in flight at once, each holding one.
+ */
+class Cancellation {
+  timedOut = false;
+  cancelled = false;
+  reason: unknown = undefined;
+  /** The connection the request is using. */
+  conn: Connection | null = null;
+  /** Fails the connect under way. */
+  failConnect: ((reason: unknown) => void) | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  #external: AbortSignal | undefined;
+
+  constructor(timeoutMs: number, external: AbortSignal | undefined) {
+    this.#external = external;
+    // Timers past 2^31-1 ms would fire at once; no limit at all means no timer.
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+      this.#timer = setTimeout(timeUp, Math.min(timeoutMs, MAX_TIMER_MS), this, timeoutMs);
+    }
+    if (external) {
+      if (external.aborted) this.cancel(external.reason);
+      else external.addEventListener("abort", this);
+    }
+  }
+
+  /** The caller's signal aborted (this object is the listener). */
+  handleEvent(): void {
+    this.cancel(this.#external!.reason);
+  }
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.conn?.close();
+    this.failConnect?.(reason);
+  }
+
+  /** The request ended: its timer and listener go. */
+  release(): void {
+    clearTimeout(this.#timer);
+    this.#external?.removeEventListener("abort", this);
+  }
+}
+
+function timeUp(c: Cancellation, timeoutMs: number): void {
+  c.timedOut = true;
+  c.cancel(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError"));
+}
+
 /** Creates an HTTP/1.1 transport with its own keep-alive connection pools. */
 export function createHttp1Transport(options: Http1Options = {}): Transport {
   const connections = Math.max(1, options.connections ?? 1);
@@ -457,6 +572,20 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
   const origins = new Map<string, Origin>();
   const active = new Set<Connection>();
   let closed = false;
+
+  const targets = new Map<string, Target>();
+
+  function targetOf(raw: string): Target {
+    let t = targets.get(raw);
+    if (t === undefined) {
+      const url = new URL(raw);
+      t = { url, origin: originOf(url) };
+      // A run sends to one URL or a few: the map only grows without bound if misused.
+      if (targets.size >= 256) targets.clear();
+      targets.set(raw, t);
+    }
+    return t;
+  }
 
   function originOf(url: URL): Origin {
     const key = `${url.protocol}//${url.host}`;
@@ -508,39 +637,56 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     list.push(c);
   }
 
+  /**
+   * A connection for `o`, unless `cancel` fires first (connecting cannot be cancelled: a
+   * connection that opens after that is closed at once).
+   */
+  function connectFor(o: Origin, cancel: Cancellation): Promise<Connection> {
+    if (cancel.cancelled) return Promise.reject(cancel.reason);
+    const pending = connect(o);
+    return new Promise((resolve, reject) => {
+      cancel.failConnect = (reason) => {
+        pending.then((c) => c.close(), () => {});
+        reject(reason);
+      };
+      pending.then((c) => {
+        cancel.failConnect = null;
+        if (cancel.cancelled) c.close();
+        else resolve(c);
+      }, (e) => {
+        cancel.failConnect = null;
+        reject(e);
+      });
+    });
+  }
+
   async function send(opts: SendOptions): Promise<SendResult> {
     const r = emptyResult();
-    const timeout = requestAbort(opts.timeoutMs, opts.signal);
+    const cancel = new Cancellation(opts.timeoutMs, opts.signal);
     let c: Connection | null = null;
-    // Closing the socket is how a pending read is interrupted.
-    const onAbort = () => c?.close();
-    timeout.signal.addEventListener("abort", onAbort, { once: true });
     let phase: "stream" | "body" | null = null;
-    let o: Origin | null = null;
     try {
       r.startPerf = performance.now();
-      if (timeout.signal.aborted) throw timeout.signal.reason;
-      const url = new URL(opts.url);
-      o = originOf(url);
-      const bodyBytes = typeof opts.body === "string" ? encoder.encode(opts.body) : opts.body;
-      const headText = requestHead(url, o, opts.headers, bodyBytes.length);
-      const message = new Uint8Array(headText.length + bodyBytes.length);
-      // The head is ASCII (validated above), so one byte per character.
-      encoder.encodeInto(headText, message);
-      message.set(bodyBytes, headText.length);
+      if (cancel.cancelled) throw cancel.reason;
+      const target = targetOf(opts.url);
+      const o = target.origin;
+      // Kept only until the answer's head arrived (a retry sends it again).
+      let message: Uint8Array | null = requestMessage(target, opts.headers, opts.body);
 
       let head: Head | null = null;
       // A kept-alive connection the server closed meanwhile fails before any answer byte:
       // that one attempt is retried on a fresh connection.
       for (let attempt = 0; head === null; attempt++) {
         const reused = takeIdle(o);
-        c = reused ?? await abortable(connect(o), timeout.signal);
+        c = reused ?? await connectFor(o, cancel);
         active.add(c);
+        cancel.conn = c;
         try {
+          if (cancel.cancelled) throw cancel.reason;
           await c.writeAll(message);
           head = await readHead(c);
         } catch (e) {
-          if (reused && attempt === 0 && c.start === c.end && !timeout.signal.aborted) {
+          if (reused && attempt === 0 && c.start === c.end && !cancel.cancelled) {
             active.delete(c);
             c.close();
             continue;
@@ -548,6 +694,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
           throw e;
         }
       }
+      message = null;
       c!.uses++;
       r.ackPerf = performance.now();
       r.httpStatus = head.status;
@@ -556,25 +703,18 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       const state: ReadState = { done: false, answered: false };
       const ok = head.status >= 200 && head.status < 300;
       // The answer's own type wins, as in send.ts.
-      const sse = ok &&
-        (head.contentType.includes("text/event-stream") ||
-          (opts.streaming && !head.contentType.includes("application/json")));
+      const sse = ok && (head.eventStream || (opts.streaming && !head.json));
 
       let finished: boolean;
       if (sse) {
         phase = "stream";
         const events = new EventReader(r, state, opts.endpoint);
-        const parser = new SseParser(events.onEvent, events.onData, events.onTyped);
+        const sink = new SseBody(events);
         try {
-          finished = await body.read(() => {
-            events.at = performance.now();
-          }, (bytes) => {
-            parser.push(bytes);
-            return !events.stop;
-          });
+          finished = await body.read(sink);
           if (finished) {
             events.at = performance.now();
-            parser.end();
+            sink.parser.end();
           }
         } finally {
           events.finish();
@@ -584,18 +724,18 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
         finished = finished && !events.stop;
       } else {
         phase = "body";
-        const parts: Uint8Array[] = [];
-        finished = await body.read(() => {}, (bytes) => {
-          parts.push(bytes.slice());
-          return true;
-        });
+        const sink = new WholeBody();
+        finished = await body.read(sink);
         r.endPerf = performance.now();
-        const text = utf8.decode(concat(parts));
+        const text = utf8.decode(concat(sink.parts));
         if (ok) applyBody(r, state, opts.endpoint, text);
         else httpError(r, head.status, head.statusText, text);
       }
       if (ok) finishAnswer(r, state, opts.endpoint);
 
+      // The connection is no longer this request's to close.
+      cancel.conn = null;
+      c = null;
       // Reuse only a connection whose answer was read to its end.
       if (finished && body.complete && head.keepAlive && conn.start === conn.end) {
         giveBack(o, conn);
@@ -603,19 +743,18 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
         active.delete(conn);
         conn.close();
       }
-      c = null;
     } catch (e) {
       r.endPerf = performance.now();
       if (c) {
         active.delete(c);
         c.close();
       }
-      if (e instanceof ProtocolError && !timeout.signal.aborted) {
+      if (e instanceof ProtocolError && !cancel.cancelled) {
         r.error = { code: 502, type: "InvalidResponse", message: e.message };
       } else {
         r.error = failure(
           e instanceof Error ? e : new Error(errorText(e)),
-          timeout,
+          cancel,
           opts.signal,
           opts.timeoutMs,
           r,
@@ -623,8 +762,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
         );
       }
     } finally {
-      timeout.signal.removeEventListener("abort", onAbort);
-      timeout.release();
+      cancel.release();
     }
     return r;
   }
@@ -637,32 +775,6 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       idle.clear();
     },
   };
-}
-
-/**
- * Waits for a new connection unless `signal` aborts first (connecting cannot be cancelled:
- * a connection that opens after the abort is closed at once).
- */
-function abortable(pending: Promise<Connection>, signal: AbortSignal): Promise<Connection> {
-  if (signal.aborted) {
-    pending.then((c) => c.close(), () => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      pending.then((c) => c.close(), () => {});
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    pending.then((c) => {
-      signal.removeEventListener("abort", onAbort);
-      if (signal.aborted) c.close();
-      else resolve(c);
-    }, (e) => {
-      signal.removeEventListener("abort", onAbort);
-      reject(e);
-    });
-  });
 }
 
 /** Reads and parses the response head, skipping `100 Continue`-style interim answers. */

@@ -8,7 +8,7 @@
 
 import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
 import type { RecordError, Usage } from "../load/record.ts";
-import { SseParser } from "./sse.ts";
+import { SseParser, type SseSink } from "./sse.ts";
 import { serverMessage, truncate } from "./server_message.ts";
 
 /** What to send and how to read the answer. */
@@ -55,7 +55,7 @@ export interface SendResult {
 const EXCERPT = 120;
 
 /** The longest delay a timer can hold. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Pseudo-status for a bad answer inside a 2xx (error event, invalid or truncated stream). */
 export const BAD_ANSWER = 502;
@@ -120,7 +120,7 @@ export function requestAbort(timeoutMs: number, external: AbortSignal | undefine
 /** Why an exception happened: our timeout, the caller's abort, or the network. */
 export function failure(
   e: unknown,
-  timeout: RequestAbort,
+  timeout: { readonly timedOut: boolean },
   external: AbortSignal | undefined,
   timeoutMs: number,
   r: SendResult,
@@ -334,7 +334,7 @@ async function readStream(
   opts: SendOptions,
 ): Promise<void> {
   const events = new EventReader(r, state, opts.endpoint);
-  const parser = new SseParser(events.onEvent, events.onData, events.onTyped);
+  const parser = new SseParser(events);
 
   const reader = body.getReader();
   try {
@@ -448,10 +448,11 @@ export class TextCollector {
 const ascii = new TextDecoder("latin1");
 
 /**
- * Turns SSE events into the result: set `at` to the read's time before pushing its bytes;
- * `stop` turns true when an event ended the answer (an error event, an unreadable event).
+ * Turns SSE events into the result (it is the parser's {@link SseSink}): set `at` to the read's
+ * time before pushing its bytes; `stop` turns true when an event ended the answer (an error
+ * event, an unreadable event).
  */
-export class EventReader {
+export class EventReader implements SseSink {
   /** Arrival time stamped on the events being delivered. */
   at = 0;
   /** The answer ended with an error: read no further. */
@@ -469,8 +470,8 @@ export class EventReader {
     this.#endpoint = endpoint;
   }
 
-  /** The SSE handler (bound: pass it to a parser as is). */
-  onEvent = (event: SseEvent): void => {
+  /** Handles any event. */
+  onEvent(event: SseEvent): void {
     if (this.stop) return;
     const r = this.#r;
     if (event.event === "error") {
@@ -491,19 +492,18 @@ export class EventReader {
       return;
     }
     if (p !== null && !apply(r, p, this.at, this.#state, this.#texts)) this.stop = true;
-  };
+  }
 
   /**
-   * The handler of single-line `data:` events (bound: pass it to a parser as is). An endpoint's
-   * `parseText` reads its common text chunk here without building event or result objects;
-   * anything else takes the general path.
+   * Handles a single-line `data:` event. An endpoint's `parseText` reads its common text chunk
+   * here without building event or result objects; anything else takes the general path.
    */
-  onData = (data: string): void => {
+  onData(data: string): void {
     this.onTyped("", data);
-  };
+  }
 
-  /** The handler of events that are one `event:` line and one `data:` line (bound). */
-  onTyped = (event: string, data: string): void => {
+  /** Handles an event that is one `event:` line and one `data:` line. */
+  onTyped(event: string, data: string): void {
     if (this.stop) return;
     const parseText = this.#endpoint.parseText;
     if (parseText !== undefined && event !== "error") {
@@ -524,7 +524,7 @@ export class EventReader {
       }
     }
     this.onEvent({ event, data });
-  };
+  }
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */
   finish(): void {

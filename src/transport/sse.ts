@@ -24,6 +24,20 @@ export type SseDataHandler = (data: string) => void;
 /** Receives an event that is one `event:` line and one `data:` line, and nothing else. */
 export type SseTypedHandler = (event: string, data: string) => void;
 
+/** The three handlers as methods of one object. */
+export interface SseSink {
+  onEvent(event: SseEvent): void;
+  onData(data: string): void;
+  onTyped(event: string, data: string): void;
+}
+
+/**
+ * Decodes each piece on its own (no streaming state: a cut-off character is carried by the
+ * parser), so one decoder serves every stream. The byte-order mark is dropped by hand, at a
+ * stream's start only.
+ */
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
 const LF = 10;
 const SPACE = 32;
 
@@ -66,11 +80,7 @@ function completeUtf8(bytes: Uint8Array): number {
  * pushing a chunk knows every event that chunk completed.
  */
 export class SseParser {
-  #onEvent: SseHandler;
-  #onData: SseDataHandler;
-  #onTyped: SseTypedHandler;
-  /** The byte-order mark is dropped by hand, at the stream's start only. */
-  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #sink: SseSink;
   /** The start of a UTF-8 sequence the previous chunk cut off. */
   #pendingBytes: Uint8Array | null = null;
   /** The start of a line whose end has not arrived yet. */
@@ -85,15 +95,26 @@ export class SseParser {
   #started = false;
 
   /**
-   * @param onEvent Called once per dispatched event.
+   * @param onEvent Called once per dispatched event; or an {@link SseSink}, whose methods
+   *   receive the events (no function is made per stream).
    * @param onData Called instead for an event that is one `data:` line alone (default: onEvent).
    * @param onTyped Called instead for an event that is an `event:` line and one `data:` line
    *   (default: onEvent).
    */
-  constructor(onEvent: SseHandler, onData?: SseDataHandler, onTyped?: SseTypedHandler) {
-    this.#onEvent = onEvent;
-    this.#onData = onData ?? ((data) => onEvent({ event: "", data }));
-    this.#onTyped = onTyped ?? ((event, data) => onEvent({ event, data }));
+  constructor(
+    onEvent: SseHandler | SseSink,
+    onData?: SseDataHandler,
+    onTyped?: SseTypedHandler,
+  ) {
+    if (typeof onEvent !== "function") {
+      this.#sink = onEvent;
+      return;
+    }
+    this.#sink = {
+      onEvent,
+      onData: onData ?? ((data) => onEvent({ event: "", data })),
+      onTyped: onTyped ?? ((event, data) => onEvent({ event, data })),
+    };
   }
 
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
@@ -123,13 +144,13 @@ export class SseParser {
       this.#pendingBytes = bytes.slice(cut);
       bytes = bytes.subarray(0, cut);
     }
-    return bytes.length === 0 ? "" : this.#decoder.decode(bytes);
+    return bytes.length === 0 ? "" : UTF8.decode(bytes);
   }
 
   /** Ends the stream: flushes the decoder and dispatches a complete but unterminated event. */
   end(): void {
     // A sequence cut off by the stream's end decodes to U+FFFD, as a streaming decoder's flush does.
-    const tail = this.#pendingBytes === null ? "" : this.#decoder.decode(this.#pendingBytes);
+    const tail = this.#pendingBytes === null ? "" : UTF8.decode(this.#pendingBytes);
     this.#pendingBytes = null;
     if (tail.length > 0) {
       if (!this.#started) this.#started = true;
@@ -156,7 +177,7 @@ export class SseParser {
       // the same after an `event:` line (typed streams: Anthropic, Responses).
       if (lf !== -1 && this.#betweenEvents()) {
         if (s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) && startsWithData(s, pos)) {
-          this.#onData(s.slice(pos + 6, lf));
+          this.#sink.onData(s.slice(pos + 6, lf));
           pos = lf + 2;
           continue;
         }
@@ -165,8 +186,8 @@ export class SseParser {
           if (lf2 !== -1 && s.charCodeAt(lf2 + 1) === LF && (cr === -1 || cr > lf2)) {
             const type = s.slice(pos + 7, lf);
             const data = s.slice(lf + 7, lf2);
-            if (type === "") this.#onData(data);
-            else this.#onTyped(type, data);
+            if (type === "") this.#sink.onData(data);
+            else this.#sink.onTyped(type, data);
             pos = lf2 + 2;
             continue;
           }
@@ -250,7 +271,7 @@ export class SseParser {
       const event: SseEvent = { event: this.#event, data: this.#data };
       if (this.#id !== undefined) event.id = this.#id;
       if (this.#comment !== undefined) event.comment = this.#comment;
-      this.#onEvent(event);
+      this.#sink.onEvent(event);
     }
     this.#data = "";
     this.#hasData = false;

@@ -26,9 +26,7 @@ function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint 
   const r = emptyResult();
   const state: ReadState = { done: false, answered: false };
   const events = new EventReader(r, state, endpoint);
-  const parser = shortcut
-    ? new SseParser(events.onEvent, events.onData, events.onTyped)
-    : new SseParser(events.onEvent);
+  const parser = shortcut ? new SseParser(events) : new SseParser((e) => events.onEvent(e));
   const bytes = enc.encode(text);
   let at = 0;
   for (let i = 0; i < bytes.length; i += step) {
