@@ -11,6 +11,11 @@ import type { Parsed } from "./types.ts";
 export interface ChunkTemplate {
   prefix: string;
   suffix: string;
+  /**
+   * Chunks that also carry a counter (the Responses API's `sequence_number`): the part of the
+   * prefix or suffix up to the counter's digits is `prefix` or `suffix`, the rest is here.
+   */
+  counter?: { inPrefix: boolean; rest: string };
 }
 
 const QUOTE = 34;
@@ -54,6 +59,7 @@ export function ownCopy(s: string): string {
  */
 export function textByTemplate(data: string, t: ChunkTemplate | undefined): string | null {
   if (t === undefined) return null;
+  if (t.counter !== undefined) return textByCountedTemplate(data, t, t.counter);
   const cut = data.length - t.suffix.length;
   // Slicing and comparing with `===` is several times cheaper than startsWith in V8.
   if (
@@ -66,6 +72,46 @@ export function textByTemplate(data: string, t: ChunkTemplate | undefined): stri
   return null;
 }
 
+/** The end of the digits at `at` (at least one); -1 when there are none. */
+function digitsEnd(data: string, at: number): number {
+  let i = at;
+  for (; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+  }
+  return i > at ? i : -1;
+}
+
+/** `textByTemplate` for a template with a counter: the two ends are compared around its digits. */
+function textByCountedTemplate(
+  data: string,
+  t: ChunkTemplate,
+  counter: { inPrefix: boolean; rest: string },
+): string | null {
+  const prefix = t.prefix;
+  if (data.slice(0, prefix.length) !== prefix) return null;
+  let start = prefix.length;
+  if (counter.inPrefix) {
+    const d = digitsEnd(data, start);
+    if (d === -1 || data.slice(d, d + counter.rest.length) !== counter.rest) return null;
+    start = d + counter.rest.length;
+  }
+  const end = stringEnd(data, start);
+  if (end === -1) return null;
+  const suffix = t.suffix;
+  if (counter.inPrefix) {
+    if (data.length - end !== suffix.length || data.slice(end) !== suffix) return null;
+  } else {
+    if (data.slice(end, end + suffix.length) !== suffix) return null;
+    const d = digitsEnd(data, end + suffix.length);
+    if (d === -1 || data.length - d !== counter.rest.length || data.slice(d) !== counter.rest) {
+      return null;
+    }
+  }
+  const text = data.slice(start, end);
+  return plainJsonText(text) ? text : null;
+}
+
 /**
  * The template of `data`, a chunk whose full reading gave text only: the string value after the
  * one occurrence of `key` (such as `"text":"`), checked by reading the chunk again with two
@@ -76,6 +122,7 @@ export function probeTemplate(
   data: string,
   key: string,
   read: (data: string) => Parsed | null,
+  counterKey?: string,
 ): ChunkTemplate | null {
   const at = data.indexOf(key);
   if (at === -1 || data.indexOf(key, at + key.length) !== -1) return null;
@@ -84,10 +131,29 @@ export function probeTemplate(
   if (end === -1) return null;
   const prefix = data.slice(0, start);
   const suffix = data.slice(end);
-  for (const probe of ["x", "y z"]) {
+  // The counter's digits, when the chunk has exactly one counter: [from, to) in `data`.
+  let from = -1;
+  let to = -1;
+  if (counterKey !== undefined) {
+    const c = data.indexOf(counterKey);
+    if (c !== -1 && data.indexOf(counterKey, c + counterKey.length) === -1) {
+      from = c + counterKey.length;
+      to = digitsEnd(data, from);
+      // A counter inside the text string itself is no counter.
+      if (to === -1 || (from >= start && from <= end)) from = to = -1;
+    }
+  }
+  /** The chunk with `text` as its text and `n` as its counter. */
+  const variant = (text: string, n: string): string =>
+    from === -1
+      ? prefix + text + suffix
+      : from < start
+      ? data.slice(0, from) + n + data.slice(to, start) + text + suffix
+      : prefix + text + data.slice(end, from) + n + data.slice(to);
+  for (const [probe, n] of [["x", "7"], ["y z", "1234567"]]) {
     let p: Parsed | null;
     try {
-      p = read(prefix + probe + suffix);
+      p = read(variant(probe, n));
     } catch {
       return null;
     }
@@ -96,7 +162,19 @@ export function probeTemplate(
       p.error !== undefined || p.done !== undefined || p.answered !== undefined
     ) return null;
   }
-  return { prefix: ownCopy(prefix), suffix: ownCopy(suffix) };
+  if (from === -1) return { prefix: ownCopy(prefix), suffix: ownCopy(suffix) };
+  if (from < start) {
+    return {
+      prefix: ownCopy(data.slice(0, from)),
+      suffix: ownCopy(suffix),
+      counter: { inPrefix: true, rest: ownCopy(data.slice(to, start)) },
+    };
+  }
+  return {
+    prefix: ownCopy(prefix),
+    suffix: ownCopy(data.slice(end, from)),
+    counter: { inPrefix: false, rest: ownCopy(data.slice(to)) },
+  };
 }
 
 /**
@@ -127,13 +205,20 @@ export class TemplateSlot {
 
   /**
    * Makes `data`, an event of type `event` whose full reading gave text only, the template.
-   * `read` reads an event's data in full, as the endpoint does.
+   * `read` reads an event's data in full, as the endpoint does. With `counterKey`, the number
+   * after it may change from chunk to chunk.
    */
-  learn(data: string, key: string, read: (data: string) => Parsed | null, event = ""): void {
+  learn(
+    data: string,
+    key: string,
+    read: (data: string) => Parsed | null,
+    event = "",
+    counterKey?: string,
+  ): void {
     if (this.#failures >= MAX_PROBE_FAILURES) return;
     // A template that no chunk matched was a failure too.
     if (this.#template !== undefined && this.#hits === 0) this.#failures++;
-    const t = probeTemplate(data, key, read);
+    const t = probeTemplate(data, key, read, counterKey);
     if (t === null) {
       this.#failures++;
       return;

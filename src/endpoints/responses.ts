@@ -3,7 +3,16 @@
  * and ends with `response.completed`, which carries the usage.
  */
 
-import type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
+import {
+  type Endpoint,
+  type FormatOptions,
+  type Parsed,
+  type SseEvent,
+  type StreamState,
+  textOnly,
+  type TurnInput,
+} from "./types.ts";
+import { TemplateSlot } from "./chunk_template.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { audioClip, isPlainText, withExtras } from "./format.ts";
@@ -73,6 +82,33 @@ export function parseResponsesEvent(event: SseEvent, state: StreamState = {}): P
       // created, in_progress, output_item.*, content_part.*, *.done: nothing new.
       return null;
   }
+}
+
+const DELTA = "response.output_text.delta";
+
+/**
+ * The text of a streamed event that carries text only, read by the stream's template when it
+ * matches: a text delta like the one learnt, with another text and another `sequence_number`
+ * (so the same item and part, whose delta was noted when the template was learnt). "" for events
+ * with nothing to read; the full reading of the rest.
+ */
+function responsesText(data: string, state: StreamState, event: string): string | Parsed {
+  const slot = (state.responsesChunk ??= new TemplateSlot()) as TemplateSlot;
+  const quick = slot.text(data, event);
+  if (quick !== null) return quick;
+  const p = parseResponsesEvent({ event, data }, state);
+  if (p === null) return "";
+  if (!textOnly(p)) return p;
+  if (p.text !== undefined && (event === DELTA || data.includes(`"type":"${DELTA}"`))) {
+    slot.learn(
+      data,
+      '"delta":"',
+      (d) => parseResponsesEvent({ event, data: d }, {}),
+      event,
+      '"sequence_number":',
+    );
+  }
+  return p.text ?? "";
 }
 
 /** Reads a whole (non-streamed) response: `output[]` items and `usage`. */
@@ -146,4 +182,5 @@ export const responsesEndpoint: Endpoint = {
   formatPayload: formatResponsesPayload,
   parseResponse: parseResponsesBody,
   parseEvent: parseResponsesEvent,
+  parseText: responsesText,
 };

@@ -4,6 +4,7 @@ import { SseParser } from "../../src/transport/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../../src/endpoints/messages.ts";
+import { responsesEndpoint } from "../../src/endpoints/responses.ts";
 import { probeTemplate, TemplateSlot, textByTemplate } from "../../src/endpoints/chunk_template.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
 
@@ -227,4 +228,128 @@ Deno.test("TemplateSlot: chunks that never repeat their shape stop being learnt 
   const chunk = (t: string) => JSON.stringify({ id: "c", choices: [{ text: t }] });
   steady.learn(chunk("a"), '"text":"', read);
   for (const t of ["b", "c d", "e"]) assert.equal(steady.text(chunk(t)), t);
+});
+
+/** A Responses API event, its fields in the order given. */
+const rev = (type: string, fields: Record<string, unknown>, typedLine = true) =>
+  `${typedLine ? `event: ${type}\n` : ""}data: ${JSON.stringify({ type, ...fields })}\n\n`;
+
+Deno.test("EventReader: the shortcut reads Responses streams as the general path", () => {
+  const part = { item_id: "msg_1", output_index: 0, content_index: 0 };
+  // sequence_number before the text (as the mock sends it) and after it (as OpenAI does).
+  const deltaFirst = (seq: number, delta: string, p = part, typedLine = true) =>
+    rev("response.output_text.delta", { sequence_number: seq, ...p, delta }, typedLine);
+  const deltaLast = (seq: number, delta: string, p = part) =>
+    rev("response.output_text.delta", { ...p, delta, logprobs: [], sequence_number: seq });
+  const done = (seq: number, text: string, p = part) =>
+    rev("response.output_text.done", { sequence_number: seq, ...p, text });
+  const completed = (seq: number) =>
+    rev("response.completed", {
+      sequence_number: seq,
+      response: { usage: { input_tokens: 3, output_tokens: 9 } },
+    });
+  const other = { item_id: "msg_2", output_index: 1, content_index: 0 };
+  const streams = [
+    deltaFirst(1, "Hi") + deltaFirst(2, " there") + deltaFirst(13, ",") + deltaFirst(140, " you") +
+    done(141, "Hi there, you") + completed(142),
+    deltaLast(1, "Hi") + deltaLast(2, " there") + deltaLast(3, "!") + deltaLast(1000, "?") +
+    done(1001, "Hi there!?") + completed(1002),
+    // A second part: its deltas are noted, so its done event does not count twice; a part with
+    // no deltas counts its done text; escapes; data without the event line.
+    deltaFirst(1, "a") + deltaFirst(2, "b") + deltaFirst(3, "c", other) +
+    deltaFirst(4, "d", other) +
+    done(5, "ab") + done(6, "cd", other) +
+    done(7, "whole", { item_id: "msg_3", output_index: 2, content_index: 0 }) +
+    deltaFirst(8, 'q"uote') + deltaFirst(9, "é 😀") + deltaFirst(10, "e", part, false) +
+    deltaFirst(11, "f", part, false) + completed(12),
+    // A counter that is not a number, a failure.
+    deltaFirst(1, "a") + deltaFirst(2, "b") +
+    'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",' +
+    '"sequence_number":"x","item_id":"msg_1","output_index":0,"content_index":0,"delta":"c"}\n\n' +
+    rev("response.failed", { sequence_number: 4, response: { error: { message: "boom" } } }),
+  ];
+  for (const [i, text] of streams.entries()) {
+    for (const step of [1, 7, 64, 1 << 16]) {
+      const general = read(text, false, step, responsesEndpoint);
+      const shortcut = read(text, true, step, responsesEndpoint);
+      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+    }
+  }
+  const first = read(streams[0], true, 1 << 16, responsesEndpoint).r;
+  assert.equal(first.outputText, "Hi there, you");
+  assert.equal(first.responsePerf.length, 4);
+  assert.equal(read(streams[1], true, 1 << 16, responsesEndpoint).r.outputText, "Hi there!?");
+  assert.equal(
+    read(streams[2], true, 1 << 16, responsesEndpoint).r.outputText,
+    'abcdwholeq"uoteé 😀ef',
+  );
+});
+
+Deno.test("probeTemplate: a counter may change, nothing else around the text", () => {
+  const read = (d: string) => responsesEndpoint.parseEvent({ event: "", data: d }, {});
+  const key = '"delta":"';
+  const counter = '"sequence_number":';
+  const at = (seq: number | string, delta: string, item = "msg_1") =>
+    `{"type":"response.output_text.delta","sequence_number":${seq},"item_id":"${item}",` +
+    `"output_index":0,"content_index":0,"delta":"${delta}"}`;
+  const t = probeTemplate(at(5, "a"), key, read, counter);
+  assert.ok(t?.counter?.inPrefix);
+  assert.equal(textByTemplate(at(6, "b c"), t!), "b c");
+  assert.equal(textByTemplate(at(123456, "d"), t!), "d");
+  // Not a number, no digits, another item, escaped text: not by the template.
+  assert.equal(textByTemplate(at('"6"', "b"), t!), null);
+  assert.equal(textByTemplate(at("", "b"), t!), null);
+  assert.equal(textByTemplate(at(6, "b", "msg_2"), t!), null);
+  assert.equal(textByTemplate(at(6, 'b\\"'), t!), null);
+  // Without the counter key the counter is part of the template: another number does not match.
+  const fixed = probeTemplate(at(5, "a"), key, read);
+  assert.equal(fixed?.counter, undefined);
+  assert.equal(textByTemplate(at(6, "b"), fixed!), null);
+  // The counter after the text.
+  const last = (seq: number, delta: string) =>
+    `{"type":"response.output_text.delta","item_id":"m","delta":"${delta}","sequence_number":${seq}}`;
+  const t2 = probeTemplate(last(1, "a"), key, read, counter);
+  assert.equal(t2?.counter?.inPrefix, false);
+  assert.equal(textByTemplate(last(99, "zz"), t2!), "zz");
+  assert.equal(textByTemplate(last(99, "zz") + " ", t2!), null);
+  assert.equal(textByTemplate(last(99, "zz").replace("}", ',"x":1}'), t2!), null);
+});
+
+Deno.test("responses parseText: text deltas after the first are read without parsing JSON", () => {
+  const state = {};
+  const delta = (seq: number, text: string) =>
+    JSON.stringify({
+      type: "response.output_text.delta",
+      sequence_number: seq,
+      item_id: "msg_1",
+      output_index: 0,
+      content_index: 0,
+      delta: text,
+    });
+  const parseText = responsesEndpoint.parseText!;
+  assert.equal(parseText(delta(1, "a"), state, "response.output_text.delta"), "a");
+  const parse = JSON.parse;
+  let parses = 0;
+  JSON.parse = (...args: Parameters<typeof JSON.parse>) => {
+    parses++;
+    return parse(...args);
+  };
+  try {
+    for (let i = 2; i < 50; i++) {
+      assert.equal(parseText(delta(i, `w${i}`), state, "response.output_text.delta"), `w${i}`);
+    }
+    assert.equal(parses, 0);
+    // Another event type is read in full.
+    assert.deepEqual(
+      parseText(
+        JSON.stringify({ type: "response.completed", response: { usage: { output_tokens: 2 } } }),
+        state,
+        "response.completed",
+      ),
+      { done: true, usage: { completionTokens: 2 } },
+    );
+    assert.equal(parses, 1);
+  } finally {
+    JSON.parse = parse;
+  }
 });
