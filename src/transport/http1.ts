@@ -19,7 +19,6 @@ import {
   failure,
   finishAnswer,
   httpError,
-  MAX_TIMER_MS,
   type ReadState,
   type SendOptions,
   type SendResult,
@@ -504,29 +503,74 @@ function requestMessage(
   return message;
 }
 
+/** The longest time between two checks of the requests' deadlines. */
+const MAX_DEADLINE_TICK_MS = 250;
+
+/**
+ * The requests' timeouts, checked by one timer per transport: a timer per request would cost a
+ * timer object, closures and their contexts for as long as each request lasts, with thousands
+ * in flight. Deadlines are checked every twentieth of the shortest timeout (at most every 250 ms),
+ * so a request times out at most that much late.
+ */
+class Deadlines {
+  #pending = new Set<Cancellation>();
+  #timer: ReturnType<typeof setInterval> | undefined = undefined;
+  #tick = MAX_DEADLINE_TICK_MS;
+
+  add(c: Cancellation, timeoutMs: number): void {
+    c.deadline = performance.now() + timeoutMs;
+    this.#pending.add(c);
+    const tick = Math.max(1, Math.min(MAX_DEADLINE_TICK_MS, timeoutMs / 20));
+    if (this.#timer !== undefined && tick >= this.#tick) return;
+    this.#tick = tick;
+    clearInterval(this.#timer);
+    this.#timer = setInterval(() => this.#check(), tick);
+  }
+
+  delete(c: Cancellation): void {
+    if (!this.#pending.delete(c) || this.#pending.size > 0) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#tick = MAX_DEADLINE_TICK_MS;
+  }
+
+  #check(): void {
+    const now = performance.now();
+    for (const c of this.#pending) {
+      if (c.deadline <= now) {
+        this.delete(c);
+        timeUp(c);
+      }
+    }
+  }
+}
+
 /**
  * One request's cancellation by its timeout or the caller's signal: closing the request's
  * connection is how a pending read is interrupted, and a connect under way fails. Built without
- * an AbortController or closures (the object is its own abort listener, the timer gets it as an
- * argument): thousands of streams are in flight at once, each holding one.
+ * an AbortController or closures (the object is its own abort listener, its deadline is checked
+ * with all others): thousands of streams are in flight at once, each holding one.
  */
 class Cancellation {
   timedOut = false;
   cancelled = false;
   reason: unknown = undefined;
+  /** When the request times out (`performance.now()` ms); Infinity for never. */
+  deadline = Infinity;
+  timeoutMs: number;
   /** The connection the request is using. */
   conn: Connection | null = null;
   /** Fails the connect under way. */
   failConnect: ((reason: unknown) => void) | null = null;
-  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  #deadlines: Deadlines;
   #external: AbortSignal | undefined;
 
-  constructor(timeoutMs: number, external: AbortSignal | undefined) {
+  constructor(timeoutMs: number, external: AbortSignal | undefined, deadlines: Deadlines) {
+    this.timeoutMs = timeoutMs;
     this.#external = external;
-    // Timers past 2^31-1 ms would fire at once; no limit at all means no timer.
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
-      this.#timer = setTimeout(timeUp, Math.min(timeoutMs, MAX_TIMER_MS), this, timeoutMs);
-    }
+    this.#deadlines = deadlines;
+    // No limit at all means no deadline.
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) deadlines.add(this, timeoutMs);
     if (external) {
       if (external.aborted) this.cancel(external.reason);
       else external.addEventListener("abort", this);
@@ -546,16 +590,16 @@ class Cancellation {
     this.failConnect?.(reason);
   }
 
-  /** The request ended: its timer and listener go. */
+  /** The request ended: its deadline and listener go. */
   release(): void {
-    clearTimeout(this.#timer);
+    this.#deadlines.delete(this);
     this.#external?.removeEventListener("abort", this);
   }
 }
 
-function timeUp(c: Cancellation, timeoutMs: number): void {
+function timeUp(c: Cancellation): void {
   c.timedOut = true;
-  c.cancel(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError"));
+  c.cancel(new DOMException(`no answer within ${c.timeoutMs} ms`, "TimeoutError"));
 }
 
 /** Creates an HTTP/1.1 transport with its own keep-alive connection pools. */
@@ -574,6 +618,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
   let closed = false;
 
   const targets = new Map<string, Target>();
+  const deadlines = new Deadlines();
 
   function targetOf(raw: string): Target {
     let t = targets.get(raw);
@@ -662,7 +707,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
 
   async function send(opts: SendOptions): Promise<SendResult> {
     const r = emptyResult();
-    const cancel = new Cancellation(opts.timeoutMs, opts.signal);
+    const cancel = new Cancellation(opts.timeoutMs, opts.signal, deadlines);
     let c: Connection | null = null;
     let phase: "stream" | "body" | null = null;
     try {

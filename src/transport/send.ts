@@ -55,7 +55,7 @@ export interface SendResult {
 const EXCERPT = 120;
 
 /** The longest delay a timer can hold. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Pseudo-status for a bad answer inside a 2xx (error event, invalid or truncated stream). */
 export const BAD_ANSWER = 502;

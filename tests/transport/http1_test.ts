@@ -239,3 +239,47 @@ Deno.test("http1: an invalid header name is refused, also after valid ones were 
   }
   t.close();
 });
+
+Deno.test("http1: requests in flight together time out each by its own deadline", async () => {
+  // Request n's answer comes after delays[n] ms.
+  const delays = [400, 30, 400];
+  const srv = rawServer(async (conn, request) => {
+    const n = Number(/x-n: (\d+)/.exec(request)![1]);
+    await new Promise((r) => setTimeout(r, delays[n]));
+    try {
+      await conn.write(
+        enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
+      );
+    } catch {
+      return false; // timed out: the client closed the connection
+    }
+    return true;
+  });
+  const t = createHttp1Transport({ connections: 3 });
+  try {
+    const send = (n: number, timeoutMs: number) => {
+      const start = performance.now();
+      return t.send(opts(srv.url, { headers: { "x-n": String(n) }, timeoutMs })).then((r) => ({
+        r,
+        ms: performance.now() - start,
+      }));
+    };
+    const [slow, fast, patient] = await Promise.all([send(0, 150), send(1, 2000), send(2, 2000)]);
+    assert.equal(slow.r.error?.type, "Timeout");
+    assert.equal(slow.r.error?.message, "no complete answer within 150 ms");
+    // Late by at most one check (a twentieth of the shortest timeout), plus scheduling.
+    assert.ok(slow.ms >= 150 && slow.ms < 300, `timed out after ${slow.ms} ms`);
+    assert.equal(fast.r.error, null);
+    assert.equal(fast.r.outputText, "ok");
+    assert.equal(patient.r.error, null);
+    assert.ok(patient.ms >= 400);
+    // With nothing in flight, the next request starts its own deadline again.
+    delays[3] = 300;
+    const again = await send(3, 100);
+    assert.equal(again.r.error?.type, "Timeout");
+    assert.ok(again.ms >= 100 && again.ms < 250, `timed out after ${again.ms} ms`);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
