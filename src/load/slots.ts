@@ -37,6 +37,34 @@ export class InFlight {
   }
 }
 
+/**
+ * The cancellation a slot's requests share: one registered controller, reused from request to
+ * request until one of them is aborted (a request cancelled on purpose, or all at once), rather
+ * than one per request.
+ */
+class Lease {
+  #inFlight: InFlight;
+  #controller: AbortController;
+
+  constructor(inFlight: InFlight) {
+    this.#inFlight = inFlight;
+    this.#controller = inFlight.acquire();
+  }
+
+  /** The controller of the next request: a fresh one once the last was aborted. */
+  next(): AbortController {
+    if (this.#controller.signal.aborted) {
+      this.#inFlight.release(this.#controller);
+      this.#controller = this.#inFlight.acquire();
+    }
+    return this.#controller;
+  }
+
+  end(): void {
+    this.#inFlight.release(this.#controller);
+  }
+}
+
 /** Runs `slots` slot loops until the phase's limits are reached; resolves when all are done. */
 export async function runSlots(opts: {
   workerId: number;
@@ -73,6 +101,7 @@ export async function runSlots(opts: {
     sessionNum: number,
     conversationIndex: number,
     firstPerf: number | null,
+    lease: Lease,
   ): Promise<boolean> {
     const conv = conversations[conversationIndex];
     let intendedPerf = firstPerf;
@@ -90,7 +119,7 @@ export async function runSlots(opts: {
       }
       if (!claimRequest(control, plan.requestLimit)) return false;
       const requestId = crypto.randomUUID();
-      const controller = opts.inFlight.acquire();
+      const controller = lease.next();
       // A seeded share of requests is cancelled on purpose, the same ones for the same seed.
       const cancelTimer = cancelPercent > 0 &&
           hash32(plan.seed, sessionNum, 7000 + turnIndex) / 2 ** 32 < cancelPercent / 100
@@ -114,7 +143,6 @@ export async function runSlots(opts: {
         signal: controller.signal,
       });
       clearTimeout(cancelTimer);
-      opts.inFlight.release(controller);
       Atomics.sub(control, Ctl.IN_FLIGHT, 1);
       Atomics.sub(control, own, 1);
       Atomics.add(control, Ctl.COMPLETED, 1);
@@ -168,15 +196,20 @@ export async function runSlots(opts: {
 
   /** Closed loop: start the next conversation as soon as this slot (and a place) is free. */
   async function slot(): Promise<void> {
-    while (!stopped()) {
-      if (!(await acquireSlot(control))) return;
-      try {
-        const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
-        if (sessionNum >= plan.conversationLimit) return;
-        if (!(await conversation(sessionNum, pick(sessionNum), null))) return;
-      } finally {
-        releaseSlot(control);
+    const lease = new Lease(opts.inFlight);
+    try {
+      while (!stopped()) {
+        if (!(await acquireSlot(control))) return;
+        try {
+          const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+          if (sessionNum >= plan.conversationLimit) return;
+          if (!(await conversation(sessionNum, pick(sessionNum), null, lease))) return;
+        } finally {
+          releaseSlot(control);
+        }
       }
+    } finally {
+      lease.end();
     }
   }
 
@@ -197,10 +230,12 @@ export async function runSlots(opts: {
       if (!(await waitUntil(intended, stopped))) break;
       if (!(await acquireSlot(control))) break;
       const index = timing.mode === "fixed" ? timing.order[i] : pick(i);
-      const p: Promise<void> = conversation(i, index, intended).then(
+      const lease = new Lease(opts.inFlight);
+      const p: Promise<void> = conversation(i, index, intended, lease).then(
         () => {},
         () => {},
       ).finally(() => {
+        lease.end();
         releaseSlot(control);
         running.delete(p);
       });

@@ -133,6 +133,31 @@ Deno.test("request cancellation aborts the chosen share after the delay, recorde
   }
 });
 
+Deno.test("after a cancelled request, the slot's next request runs to its end", async () => {
+  const server = await startMockServer({ ttftMs: 150, outputTokens: 1 });
+  try {
+    const conversations = Array.from({ length: 8 }, (_, i) => conv(`c${i}`));
+    const { records } = await run(server.url, conversations, {
+      cancelPercent: 50,
+      cancelDelayMs: 30,
+    }, 8);
+    assert.equal(records.length, 8);
+    records.sort((x, y) => x.sessionNum - y.sessionNum);
+    const cancelled = records.filter((r) => r.cancelled);
+    const kept = records.filter((r) => !r.cancelled);
+    // One slot, closed loop: the seed picks a mix, and both kinds follow each other.
+    assert.ok(cancelled.length > 0 && kept.length > 0, `${cancelled.length} cancelled`);
+    assert.ok(records.some((r, i) => i > 0 && records[i - 1].cancelled && !r.cancelled));
+    for (const r of cancelled) assert.ok(r.endNs >= 25e6 && r.endNs < 140e6);
+    for (const r of kept) {
+      assert.equal(r.error, null);
+      assert.ok(r.endNs >= 145e6, `ended at ${r.endNs / 1e6} ms`);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("later turns honour their delay scaled by the session delay ratio", async () => {
   const server = await startMockServer({ outputTokens: 1 });
   try {
