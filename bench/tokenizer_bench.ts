@@ -1,12 +1,14 @@
 /**
- * Token counting with the built-in `o200k_base` tokenizer: gpt-tokenizer's `countTokens`
- * against the scanner in src/tokenizer/o200k_count.ts, on the mock server's output (256 words,
- * each with a leading space, as one text and as 256 one-word chunks) and on English prose.
+ * The built-in `o200k_base` tokenizer against gpt-tokenizer, its reference: counting with the
+ * scanner in src/tokenizer/o200k_count.ts on the mock server's output (256 words, each with a
+ * leading space, as one text and as 256 one-word chunks) and on English prose, then encoding and
+ * decoding prose with src/tokenizer/o200k.ts.
  *
  *   deno bench --allow-read bench/tokenizer_bench.ts
  */
 
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import { decodeO200k, encodeO200k } from "../src/tokenizer/o200k.ts";
 import { countO200k } from "../src/tokenizer/o200k_count.ts";
 import { tokensText, tokenText } from "../src/mock/tokens.ts";
 import { SONNETS } from "../src/dataset/corpus_sonnets.ts";
@@ -55,5 +57,41 @@ Deno.bench({
   group: "mock output, 256 one-word chunks",
   fn: () => {
     for (const chunk of chunks) countO200k(chunk);
+  },
+});
+
+const readme = texts[2][1];
+const readmeTokens = encode(readme, NO_SPECIAL);
+if (JSON.stringify(encodeO200k(readme)) !== JSON.stringify(readmeTokens)) {
+  throw new Error("README.md: encodeO200k differs from gpt-tokenizer");
+}
+Deno.bench({
+  name: `gpt-tokenizer encode (${readme.length} chars)`,
+  group: "encode README.md",
+  baseline: true,
+  fn: () => {
+    encode(readme, NO_SPECIAL);
+  },
+});
+Deno.bench({
+  name: `encodeO200k (${readme.length} chars)`,
+  group: "encode README.md",
+  fn: () => {
+    encodeO200k(readme);
+  },
+});
+Deno.bench({
+  name: `gpt-tokenizer decode (${readmeTokens.length} tokens)`,
+  group: "decode README.md",
+  baseline: true,
+  fn: () => {
+    decode(readmeTokens);
+  },
+});
+Deno.bench({
+  name: `decodeO200k (${readmeTokens.length} tokens)`,
+  group: "decode README.md",
+  fn: () => {
+    decodeO200k(readmeTokens);
   },
 });

@@ -4,11 +4,10 @@
  * traces that share ids share prefixes) and seeded normal draws for lengths.
  */
 
-import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import { decodeO200k, encodeO200k } from "../tokenizer/o200k.ts";
+import { countO200k } from "../tokenizer/o200k_count.ts";
 import { SONNETS } from "./corpus_sonnets.ts";
 import { hash32, mulberry32 } from "./rng.ts";
-
-const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 
 /** The corpus as tokens, tokenized once per process and text. */
 const tokenized = new Map<string, number[]>();
@@ -16,7 +15,7 @@ const tokenized = new Map<string, number[]>();
 function corpusTokens(text: string): number[] {
   let tokens = tokenized.get(text);
   if (!tokens) {
-    tokens = encode(text.replace(/\s+/g, " ").trim(), NO_SPECIAL);
+    tokens = encodeO200k(text.replace(/\s+/g, " ").trim());
     tokenized.set(text, tokens);
   }
   return tokens;
@@ -78,8 +77,8 @@ export class PromptSource {
     for (let i = 0; i < 16; i++) {
       const ids: number[] = new Array(take);
       for (let k = 0; k < take; k++) ids[k] = this.#tokens[(start + k) % n];
-      text = decode(ids).trim();
-      const got = countTokens(text, NO_SPECIAL);
+      text = decodeO200k(ids).trim();
+      const got = countO200k(text);
       if (got === want) break;
       take = Math.max(1, take + (want - got));
     }

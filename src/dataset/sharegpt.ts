@@ -8,7 +8,7 @@
  * The file is streamed element by element, so the full ShareGPT V3 file (≈ 650 MiB) loads.
  */
 
-import { isWithinTokenLimit } from "gpt-tokenizer/encoding/o200k_base";
+import { isWithinO200kLimit } from "../tokenizer/o200k_count.ts";
 import { buildConversation, type LoadContext, requireFormat } from "./build.ts";
 import { datasetError, describeJson } from "./errors.ts";
 import { forEachArrayElement } from "./json_array.ts";
@@ -28,13 +28,13 @@ export const SHAREGPT_LIMITS = Object.freeze({
   maxTotalTokens: 2048,
 });
 
-// Prompts may contain special-token text such as "<|endoftext|>": count it as plain text.
-const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
-
-/** Token count of `text` when it is at most `limit`, else null (stops counting early). */
+/**
+ * Token count of `text` when it is at most `limit`, else null (stops counting early). Prompts may
+ * contain special-token text such as "<|endoftext|>": it counts as plain text.
+ */
 function tokensUpTo(text: string, limit: number): number | null {
   if (limit < 0) return null;
-  const n = isWithinTokenLimit(text, limit, NO_SPECIAL);
+  const n = isWithinO200kLimit(text, limit);
   return n === false ? null : n;
 }
 

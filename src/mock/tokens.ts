@@ -55,12 +55,27 @@ export interface Tokenizer {
 
 let loading: Promise<Tokenizer> | null = null;
 
-/** Loads o200k_base once (about 0.1 s), on first use, so importing the mock stays cheap. */
+/**
+ * Loads o200k_base once (about 60 ms), on first use, so importing the mock stays cheap.
+ * Like tiktoken's default `encode`, counting rejects text that contains special-token text such
+ * as "<|endoftext|>": it throws `Disallowed special token found: <|endoftext|>`.
+ */
 export function loadTokenizer(): Promise<Tokenizer> {
-  loading ??= import("gpt-tokenizer/encoding/o200k_base").then((enc) => {
-    const ids = TOKEN_TEXTS.map((t) => enc.encode(t)[0]);
+  loading ??= Promise.all([
+    import("../tokenizer/o200k.ts"),
+    import("../tokenizer/o200k_count.ts"),
+  ]).then(([o200k, { countO200k }]) => {
+    const ids = TOKEN_TEXTS.map((t) => o200k.encodeO200k(t)[0]);
+    const special = new RegExp(
+      `(${[...o200k.O200K_SPECIAL_TOKENS.keys()].map(RegExp.escape).join("|")})`,
+    );
     return {
-      count: (text: string) => (text === "" ? 0 : enc.countTokens(text)),
+      count: (text: string) => {
+        if (text === "") return 0;
+        const found = special.exec(text);
+        if (found !== null) throw new Error(`Disallowed special token found: ${found[0]}`);
+        return countO200k(text);
+      },
       id: (k: number) => ids[k % ids.length],
     };
   });

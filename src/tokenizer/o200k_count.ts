@@ -1,11 +1,11 @@
 /**
  * Fast, exact token counting for OpenAI's `o200k_base`.
  *
- * gpt-tokenizer splits text into pieces with o200k's Unicode regex and looks every piece up in
- * its 200k-entry rank map. Here a hand-written scanner finds the same pieces over char codes for
- * ASCII text, and a bounded cache maps each piece to its token count. Wherever a non-ASCII
- * character could affect a piece, the piece is taken by the original regex instead, so the
- * pieces (and hence the count) are always identical to
+ * The tokenizer (o200k.ts) splits text into pieces with o200k's Unicode regex and encodes every
+ * piece alone. Here a hand-written scanner finds the same pieces over char codes for ASCII text,
+ * and a bounded cache maps each piece to its token count. Wherever a non-ASCII character could
+ * affect a piece, the piece is taken by the original regex instead, so the pieces (and hence the
+ * count) are always identical to gpt-tokenizer's
  * `countTokens(text, { disallowedSpecial: new Set() })`.
  *
  * The regex, in order of its alternatives:
@@ -23,20 +23,10 @@
  * text and can be found one after another from the start.
  */
 
-import o200k from "gpt-tokenizer/encoding/o200k_base";
-
-/** The parts of gpt-tokenizer's encoder that counting one piece needs. */
-interface BpeCore {
-  tokenSplitRegex: RegExp;
-  getBpeRankFromString(piece: string): number | undefined;
-  bytePairEncode(piece: string): number[];
-}
-
-const core = (o200k as unknown as { bytePairEncodingCoreProcessor: BpeCore })
-  .bytePairEncodingCoreProcessor;
+import { O200K_SPLIT_PATTERN, o200kPieceTokenCount } from "./o200k.ts";
 
 /** o200k's split regex, sticky: matches exactly one piece at `lastIndex`. */
-const SPLIT = new RegExp(core.tokenSplitRegex.source, "uy");
+const SPLIT = new RegExp(O200K_SPLIT_PATTERN, "uy");
 
 // Character classes of the ASCII range, as the regex sees them.
 const UPPER = 1; // \p{Lu}: A-Z
@@ -183,10 +173,15 @@ export function splitO200k(text: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Pieces longer than this are counted without being cached. */
-const MAX_CACHED_LENGTH = 32;
-/** The cache is emptied when it holds this many pieces. */
+/**
+ * Pieces longer than this are counted without being cached. Long pieces (runs of spaces, dashes
+ * or CJK) are the ones most costly to merge, so they are cached up to this length.
+ */
+const MAX_CACHED_LENGTH = 256;
+/** The cache is emptied when it holds this many pieces… */
 const MAX_CACHED_PIECES = 100_000;
+/** …or when their code units would not fit in this many (8 MiB). */
+const MAX_CACHED_UNITS = 1 << 22;
 
 // The cache of piece → token count: an open-addressing hash table probed linearly, kept under 40%
 // full. Pieces are looked up by their position in the text, so a hit needs no substring: each
@@ -203,16 +198,11 @@ let cachedPieces = 0;
 let units = new Uint16Array(1 << 16);
 let unitsUsed = 0;
 
-/** Tokens in one piece: 1 if the piece is a token, else the length of its byte-pair encoding. */
-function encodedLength(piece: string): number {
-  return core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length;
-}
-
 /** Counts the piece `s.slice(i, e)`, not found in the cache at `slot`, and caches it there. */
 function countAndCache(s: string, i: number, e: number, hash: number, slot: number): number {
-  const count = encodedLength(s.slice(i, e));
+  const count = o200kPieceTokenCount(s, i, e);
   const length = e - i;
-  if (cachedPieces >= MAX_CACHED_PIECES) {
+  if (cachedPieces >= MAX_CACHED_PIECES || unitsUsed + length > MAX_CACHED_UNITS) {
     slotLength.fill(-1);
     cachedPieces = 0;
     unitsUsed = 0;
@@ -238,15 +228,32 @@ function countAndCache(s: string, i: number, e: number, hash: number, slot: numb
  * ordinary text: the same as gpt-tokenizer's `countTokens(text, { disallowedSpecial: new Set() })`.
  */
 export function countO200k(text: string): number {
+  return countUpTo(text, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * Number of `o200k_base` tokens in `text` when it is at most `limit`, else false; counting stops
+ * once past the limit. Special-token text counts as ordinary text: the same as gpt-tokenizer's
+ * `isWithinTokenLimit(text, limit, { disallowedSpecial: new Set() })`.
+ */
+export function isWithinO200kLimit(text: string, limit: number): number | false {
+  const count = countUpTo(text, limit);
+  // Like gpt-tokenizer, which checks the limit after each piece: "" is 0 whatever the limit.
+  return count > limit && text !== "" ? false : count;
+}
+
+/** Tokens in `text`, or some number above `limit` once the count passes it. */
+function countUpTo(text: string, limit: number): number {
   const n = text.length;
   let count = 0;
   let i = 0;
   pieces: while (i < n) {
+    if (count > limit) return count;
     let e = pieceEnd(text, i, n);
     if (e < 0) e = regexEnd(text, i);
     const length = e - i;
     if (length > MAX_CACHED_LENGTH) {
-      count += encodedLength(text.slice(i, e));
+      count += o200kPieceTokenCount(text, i, e);
       i = e;
       continue;
     }

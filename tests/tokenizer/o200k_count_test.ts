@@ -295,3 +295,19 @@ Deno.test("o200k count: stays exact after its cache is emptied", () => {
   assert.equal(countO200k(start), referenceCount(start));
   assert.equal(countO200k(start), referenceCount(start));
 });
+
+Deno.test("o200k count: long pieces are cached and stay exact", () => {
+  // Pieces of 33 to 256 characters are cached, longer ones are merged every time.
+  const texts = [
+    "x" + "-".repeat(40) + "y",
+    " " + "=".repeat(255),
+    " " + "=".repeat(300),
+    "a" + " ".repeat(200) + "b",
+    "中文没有空格所以很长的一段话会成为一个片段".repeat(5),
+    "😀".repeat(100),
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const text of texts) assertSame(text);
+    assertSame(texts.join("\n"));
+  }
+});
