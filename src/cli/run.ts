@@ -27,7 +27,7 @@ import type { Target } from "./target.ts";
 import { Results } from "./results.ts";
 import { metricsSetup } from "./metrics_options.ts";
 import { RunState } from "./run_state.ts";
-import { startApiServer } from "../api/server.ts";
+import type { ApiServer } from "../api/server.ts";
 
 /** Everything a run needs, resolved from the command line. */
 export interface RunInput {
@@ -144,9 +144,14 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     // Nobody reads the live snapshot without the API: it is then built only at phase changes.
     statsIntervalMs: config.apiPort === undefined ? 0 : config.statsInterval * 1000,
   });
-  const api = config.apiPort === undefined
+  // The API's modules (Hono, its schemas) load only when it is asked for.
+  const api: ApiServer | null = config.apiPort === undefined
     ? null
-    : await startApiServer({ host: config.apiHost, port: config.apiPort, source: state });
+    : await (await import("../api/server.ts")).startApiServer({
+      host: config.apiHost,
+      port: config.apiPort,
+      source: state,
+    });
   if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
 
   const cores = navigator.hardwareConcurrency || 1;
