@@ -368,14 +368,16 @@ function parseChunkSize(buf: Uint8Array, from: number, to: number): number {
   return size;
 }
 
-/** Finds `\r\n\r\n` (or `\n\n`) in `buf[from, to)`; returns the index after it, or -1. */
+/**
+ * Finds `\r\n\r\n` (or `\n\n`) in `buf[from, to)`; returns the index after it, or -1. A loop
+ * bounded by `to`: `indexOf` would search on into the stale bytes past it.
+ */
 function headEnd(buf: Uint8Array, from: number, to: number): number {
-  let i = buf.indexOf(LF, from);
-  while (i !== -1 && i < to) {
+  for (let i = from; i < to; i++) {
+    if (buf[i] !== LF) continue;
     const next = i + 1;
     if (next < to && buf[next] === LF) return next + 1;
     if (next + 1 < to && buf[next] === CR && buf[next + 1] === LF) return next + 2;
-    i = buf.indexOf(LF, next);
   }
   return -1;
 }
