@@ -193,8 +193,8 @@ const SELECT_ABOVE = 1 << 16;
  * sorted for short columns, where a sort costs nothing).
  */
 function ranked(col: Column, errors: number): Float64Array {
-  if (col.values().length <= SELECT_ABOVE) return col.sorted();
-  const values = col.values().slice();
+  if (col.kept <= SELECT_ABOVE) return col.sorted();
+  const values = col.copy();
   const n = values.length;
   const ranks: number[] = [n - 1];
   for (const p of PERCENTILES) {

@@ -1,12 +1,19 @@
 /**
- * A growable numeric column for one record metric: every value kept in a Float64Array (up to
- * a cap), with running count/sum/min/max and a small uniform sample for cheap live snapshots.
+ * A growable numeric column for one record metric: every value kept in Float64Arrays (up to a
+ * cap), with running count/sum/min/max and a small uniform sample for cheap live snapshots.
+ *
+ * Values are kept in chunks: the first grows by doubling up to the chunk size, later ones are
+ * allocated whole. A long run's column thus holds at most one chunk it does not use and is
+ * never copied while it grows (one array doubling would hold twice its values, three times while
+ * being copied).
  */
 
 /** Values kept exactly before the column switches to a uniform sample of this size. */
 const DEFAULT_CAP = 1 << 23; // 8 Mi values, 64 MiB: far beyond any per-request metric
 /** Size of the sample a live snapshot sorts. */
 const DEFAULT_LIVE = 4096;
+/** Values per chunk (512 KiB). */
+const DEFAULT_CHUNK = 1 << 16;
 
 /** Options of a column; the defaults suit a benchmark of any length. */
 export interface ColumnOptions {
@@ -14,17 +21,12 @@ export interface ColumnOptions {
   cap?: number;
   /** Size of the live sample. */
   liveSize?: number;
+  /** Values per chunk of storage, a power of two. */
+  chunkSize?: number;
 }
 
 /** Seed of the xorshift32 generator that samples: deterministic and cheap (no secrecy needed). */
 const SEED = 0x9e3779b9 | 0;
-
-/** `values` copied into an array twice as long (at most `cap`). */
-function grow(values: Float64Array, cap: number): Float64Array<ArrayBuffer> {
-  const grown = new Float64Array(Math.min(cap, values.length * 2));
-  grown.set(values);
-  return grown;
-}
 
 /** One metric's values. */
 export class Column {
@@ -34,9 +36,14 @@ export class Column {
   sum = 0;
   min = Infinity;
   max = -Infinity;
+  /** The chunks before the last, each full (`#chunk` values). */
+  #full: Float64Array[] = [];
+  /** The last chunk: values `#full.length * #chunk` and on. */
   #values = new Float64Array(64);
   #kept = 0;
   #cap: number;
+  #chunk: number;
+  #chunkBits: number;
   #live: Float64Array;
   #liveKept = 0;
   /** State of the xorshift32 generator that picks which values the samples keep. */
@@ -48,6 +55,34 @@ export class Column {
   constructor(opts: ColumnOptions = {}) {
     this.#cap = Math.max(1, opts.cap ?? DEFAULT_CAP);
     this.#live = new Float64Array(Math.max(1, opts.liveSize ?? DEFAULT_LIVE));
+    this.#chunkBits = Math.max(0, Math.round(Math.log2(opts.chunkSize ?? DEFAULT_CHUNK)));
+    this.#chunk = 2 ** this.#chunkBits;
+    if (this.#chunk < this.#values.length) this.#values = new Float64Array(this.#chunk);
+  }
+
+  /**
+   * Makes room for value `kept` once the last chunk is full: that chunk doubled while it is the
+   * first and shorter than a chunk, else a new chunk (no longer than the cap needs).
+   */
+  #room(): void {
+    const last = this.#values;
+    const chunk = this.#chunk;
+    if (this.#full.length === 0 && last.length < chunk) {
+      const grown = new Float64Array(Math.min(chunk, this.#cap, last.length * 2));
+      grown.set(last);
+      this.#values = grown;
+    } else {
+      this.#full.push(last);
+      this.#values = new Float64Array(Math.min(chunk, this.#cap - this.#kept));
+    }
+  }
+
+  /** Replaces kept value `j` (all `cap` are kept by then): the reservoir's write. */
+  #replace(j: number, v: number): void {
+    const c = j >>> this.#chunkBits;
+    const full = this.#full;
+    if (c < full.length) full[c][j & (this.#chunk - 1)] = v;
+    else this.#values[j - full.length * this.#chunk] = v;
   }
 
   /** Adds one value. */
@@ -60,12 +95,17 @@ export class Column {
     this.#mean += d / count;
     this.#m2 += d * (v - this.#mean);
     if (this.#kept < this.#cap) {
-      if (this.#kept === this.#values.length) this.#values = grow(this.#values, this.#cap);
-      this.#values[this.#kept++] = v;
+      let at = this.#kept - this.#full.length * this.#chunk;
+      if (at === this.#values.length) {
+        this.#room();
+        at = this.#kept - this.#full.length * this.#chunk;
+      }
+      this.#values[at] = v;
+      this.#kept++;
     } else {
       // Reservoir sampling keeps a uniform sample of everything pushed.
       const j = Math.floor(this.#rand() * count);
-      if (j < this.#cap) this.#values[j] = v;
+      if (j < this.#cap) this.#replace(j, v);
     }
     if (this.#liveKept < this.#live.length) this.#live[this.#liveKept++] = v;
     else {
@@ -98,6 +138,8 @@ export class Column {
     let x = this.#x;
     let kept = this.#kept;
     let store = this.#values;
+    // Index in `store` of value `kept`.
+    let at = kept - this.#full.length * this.#chunk;
     const cap = this.#cap;
     const live = this.#live;
     const size = live.length;
@@ -112,15 +154,21 @@ export class Column {
       mean += d / count;
       m2 += d * (v - mean);
       if (kept < cap) {
-        if (kept === store.length) store = grow(store, cap);
-        store[kept++] = v;
+        if (at === store.length) {
+          this.#kept = kept;
+          this.#room();
+          store = this.#values;
+          at = kept - this.#full.length * this.#chunk;
+        }
+        store[at++] = v;
+        kept++;
       } else {
         // As `push` does, with `#rand` inlined.
         x ^= x << 13;
         x ^= x >>> 17;
         x ^= x << 5;
         const j = Math.floor(((x >>> 0) / 4294967296) * count);
-        if (j < cap) store[j] = v;
+        if (j < cap) this.#replace(j, v);
       }
       if (liveKept < size) live[liveKept++] = v;
       else {
@@ -139,7 +187,6 @@ export class Column {
     this.#m2 = m2;
     this.#x = x;
     this.#kept = kept;
-    this.#values = store;
     this.#liveKept = liveKept;
   }
 
@@ -163,14 +210,34 @@ export class Column {
     return this.count === 0 ? NaN : this.#m2 / this.count;
   }
 
-  /** The kept values (all of them when `exact`), sorted ascending, as a copy. */
-  sorted(): Float64Array {
-    return this.#values.slice(0, this.#kept).sort();
+  /** The number of values kept (all pushed while `exact`). */
+  get kept(): number {
+    return this.#kept;
   }
 
-  /** The kept values in arrival order (a view: do not keep it across pushes). */
+  /** The kept values (all of them when `exact`), sorted ascending, as a copy. */
+  sorted(): Float64Array {
+    return this.copy().sort();
+  }
+
+  /** The kept values in arrival order, as a new array. */
+  copy(): Float64Array {
+    const out = new Float64Array(this.#kept);
+    let at = 0;
+    for (const c of this.#full) {
+      out.set(c, at);
+      at += c.length;
+    }
+    out.set(this.#values.subarray(0, this.#kept - at), at);
+    return out;
+  }
+
+  /**
+   * The kept values in arrival order: a view while they fit one chunk, else a copy (do not keep
+   * it across pushes).
+   */
   values(): Float64Array {
-    return this.#values.subarray(0, this.#kept);
+    return this.#full.length === 0 ? this.#values.subarray(0, this.#kept) : this.copy();
   }
 
   /** The live sample, sorted ascending, as a copy (all values while there are few). */

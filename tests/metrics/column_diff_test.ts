@@ -26,6 +26,12 @@ Deno.test("Column: push and pushAll keep what pushing one value at a time keeps"
     { cap: 1, liveSize: 1 },
     { cap: 1000, liveSize: 4096 },
     { cap: 5000, liveSize: 37 },
+    // Storage in many chunks, the reservoir writing across them, a cap between chunk ends.
+    { cap: 5000, liveSize: 37, chunkSize: 64 },
+    { cap: 1000, liveSize: 100, chunkSize: 16 },
+    { cap: 100, liveSize: 10, chunkSize: 64 },
+    { chunkSize: 128 },
+    { cap: 300, chunkSize: 1 },
   ];
   for (const opts of options) {
     let x = 12345;
