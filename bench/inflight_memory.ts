@@ -7,9 +7,9 @@
  *   deno run -A --v8-flags=--expose-gc bench/inflight_memory.ts [N]
  */
 
-import { join } from "node:path";
 import { createHttp1Transport } from "../src/transport/http1.ts";
 import { getEndpoint } from "../src/endpoints/mod.ts";
+import { startMockProcess } from "./mock_process.ts";
 
 const N = Number(Deno.args[0] ?? 2000);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -18,23 +18,8 @@ if (gc === undefined) {
   Deno.exit(2);
 }
 
-const mock = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", join(import.meta.dirname!, "..", "main.ts"), "mock-server", "--port", "0"]
-    .concat(["--itl-ms", "3000"]),
-  stdout: "null",
-  stderr: "piped",
-}).spawn();
-const reader = mock.stderr.pipeThrough(new TextDecoderStream()).getReader();
-let announced = "";
-while (!/http:\/\/[\d.]+:\d+/.test(announced)) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error(`the mock server exited: ${announced}`);
-  announced += value;
-}
-(async () => {
-  while (!(await reader.read()).done) { /* keep the pipe drained */ }
-})().catch(() => {});
-const url = `${/http:\/\/[\d.]+:\d+/.exec(announced)![0]}/v1/chat/completions`;
+const mock = await startMockProcess(["--itl-ms", "3000"]);
+const url = `${mock.url}/v1/chat/completions`;
 
 const endpoint = getEndpoint("chat", {});
 const transport = createHttp1Transport({ connections: N });
@@ -83,6 +68,5 @@ try {
   );
 } finally {
   transport.close();
-  mock.kill("SIGTERM");
-  await mock.status;
+  await mock.stop();
 }

@@ -31,6 +31,7 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { percentileLinear } from "../src/metrics/stats.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
+import { startMockProcess } from "./mock_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -217,45 +218,15 @@ class TimingLogTail {
  * URL once it listens.
  */
 async function startMock(ttftMs: number, itlMs: number, timingLog: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      MAIN,
-      "mock-server",
-      "--port",
-      "0",
-      "--ttft-ms",
-      String(ttftMs),
-      "--itl-ms",
-      String(itlMs),
-      "--timing-log",
-      timingLog,
-    ],
-    stdout: "null",
-    // It announces its URL on stderr.
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!/http:\/\/[\d.]+:\d+/.test(text)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the mock server exited: ${text}`);
-    text += value;
-  }
-  // Keep draining so the mock never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })().catch(() => {});
-  return {
-    url: /http:\/\/[\d.]+:\d+/.exec(text)![0],
-    timing: new TimingLogTail(timingLog),
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
+  const mock = await startMockProcess([
+    "--ttft-ms",
+    String(ttftMs),
+    "--itl-ms",
+    String(itlMs),
+    "--timing-log",
+    timingLog,
+  ]);
+  return { ...mock, timing: new TimingLogTail(timingLog) };
 }
 
 /** Runs `args` under GNU time; returns CPU seconds, peak RSS and wall time. */

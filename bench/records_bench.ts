@@ -16,23 +16,13 @@ import { MetricsAggregator } from "../src/metrics/aggregator.ts";
 import { computeRecordMetrics, type RecordContext } from "../src/metrics/record_metrics.ts";
 import type { Tokenizer } from "../src/tokenizer/tokenizer.ts";
 import { Results } from "../src/cli/results.ts";
+import { mulberry32 } from "../src/dataset/rng.ts";
 
 const CHUNKS = 256;
 /** Distinct records cycled through, so no call sees the same values twice in a row. */
 const VARIANTS = 64;
 
 const tokenizer: Tokenizer = { name: "x", count: () => CHUNKS };
-
-/** xorshift32, for reproducible timings. */
-function rng(seed: number): () => number {
-  let x = seed | 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 const words = Array.from({ length: CHUNKS }, (_, i) => ` word${i % 97}`);
 const outputText = words.join("");
@@ -71,7 +61,7 @@ function makeRecord(i: number, rand: () => number): RequestRecord {
   };
 }
 
-const rand = rng(0x12345);
+const rand = mulberry32(0x12345);
 const records = Array.from({ length: VARIANTS }, (_, i) => makeRecord(i, rand));
 
 const ctx: RecordContext = {
