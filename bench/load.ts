@@ -22,7 +22,8 @@
  * prints reprise's share of its events/s per CPU second.
  *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
- * --baseline, --seconds N (target length of a point, default 3), --workers-max N (default 2),
+ * --baseline, --seconds N (target length of a point, default 3), --workers-max N (default: not
+ * passed, so reprise picks its Workers as for any user),
  * --only c=512,tok=256 (filter). Needs /usr/bin/time (GNU time) for CPU and peak RSS.
  * Writes bench/results/<timestamp>.json.
  */
@@ -43,7 +44,7 @@ const { values } = parseArgs({
     transport: { type: "string", default: "both" },
     baseline: { type: "boolean", default: false },
     seconds: { type: "string", default: "3" },
-    "workers-max": { type: "string", default: "2" },
+    "workers-max": { type: "string" },
     only: { type: "string" },
   },
 });
@@ -299,8 +300,7 @@ function profileArgs(
     String(concurrency),
     "--request-count",
     String(requests),
-    "--workers-max",
-    values["workers-max"]!,
+    ...(values["workers-max"] === undefined ? [] : ["--workers-max", values["workers-max"]]),
     "--transport",
     transport,
     "--artifact-dir",
@@ -578,7 +578,9 @@ async function main(): Promise<void> {
     console.log(
       `fixed cost subtracted: reprise ${fixed.cpu.toFixed(2)} CPU s` +
         (fixedBase ? `, baseline ${fixedBase.cpu.toFixed(2)} CPU s` : "") +
-        `; workers-max ${values["workers-max"]}; ${navigator.hardwareConcurrency} cores\n`,
+        `; workers-max ${
+          values["workers-max"] ?? "default"
+        }; ${navigator.hardwareConcurrency} cores\n`,
     );
     console.log(
       "TTFT err, ITL err: p50/p99 ms of each request's reported value minus the mock's logged " +

@@ -435,7 +435,8 @@ export const profileOptions = {
     schema: positiveInt,
     expect: "a positive integer",
     group: "Load",
-    help: "Most Worker threads to run the slots on (default: the number of cores).",
+    help:
+      "Worker threads to run the slots on, at most one per concurrent request (default: one per 256 concurrent requests, at most the number of cores; with a request rate or a schedule, the number of cores).",
     metavar: "N",
   }),
   requestRate: opt({

@@ -75,15 +75,31 @@ function givenConcurrency(config: LoadConfig, given: ReadonlySet<string>): numbe
 }
 
 /**
- * Worker threads for the run: open-loop phases (rate, fixed schedule) use every allowed core,
- * closed-loop ones no more than their concurrency.
+ * Concurrent requests one Worker takes in a closed loop before another is started. One Worker
+ * reads about 1.5M SSE events/s; below this many streams a second one only adds thread wake-ups
+ * and smaller record batches. Measured on 2 cores against the mock (bench/README.md): at 64-256
+ * streams one Worker used 15-40% less CPU per request than two, with the same or smaller TTFT
+ * and ITL errors when the server paces its tokens (50 ms / 5 ms); at 512 and 4,096 streams two
+ * Workers kept the timing tails lower.
+ */
+export const SLOTS_PER_WORKER = 256;
+
+/**
+ * Worker threads for the run: open-loop phases (rate, fixed schedule) use every allowed core.
+ * Closed-loop ones use `--workers-max` Workers when it is given (no more than their
+ * concurrency, as in AIPerf), else one per {@link SLOTS_PER_WORKER} concurrent requests, within
+ * the cores.
  */
 export function poolSize(config: LoadConfig, fixed: boolean, cores: number): number {
   const limit = Math.max(1, config.workersMax ?? cores);
   if (fixed || config.requestRate !== undefined || config.warmupRequestRate !== undefined) {
     return limit;
   }
-  return Math.min(limit, Math.max(config.concurrency, config.warmupConcurrency ?? 0));
+  const concurrency = Math.max(config.concurrency, config.warmupConcurrency ?? 0);
+  const wanted = config.workersMax !== undefined
+    ? concurrency
+    : Math.ceil(concurrency / SLOTS_PER_WORKER);
+  return Math.min(limit, Math.max(1, wanted));
 }
 
 /** The fixed-schedule timing: conversations in the offset window, sorted by first timestamp. */

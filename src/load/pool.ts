@@ -1,6 +1,6 @@
 /**
- * The Worker pool: sized to the cores (a Worker costs ~13 MiB and a thread), each Worker running
- * many concurrency slots as async loops.
+ * The Worker pool: at most one Worker per core (a Worker costs ~13 MiB and a thread), each
+ * running many concurrency slots as async loops (`poolSize` in phases.ts decides how many).
  */
 
 import { createControl, Ctl, UNCAPPED } from "./control.ts";
