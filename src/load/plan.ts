@@ -85,6 +85,6 @@ export type ToWorker =
 export type FromWorker =
   | { type: "ready"; workerId: number }
   | { type: "clock"; workerId: number; ns: bigint }
-  | { type: "records"; workerId: number; records: import("./record.ts").RequestRecord[] }
+  | { type: "records"; workerId: number; batch: import("./record_batch.ts").RecordBatch }
   | { type: "done"; workerId: number }
   | { type: "fatal"; workerId: number; message: string };

@@ -8,6 +8,7 @@ import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./pla
 import type { RequestRecord } from "./record.ts";
 import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";
+import { unpackRecords } from "./record_batch.ts";
 import { nowNs } from "./clock.ts";
 
 /** How far the Workers' clocks are from the main thread's, as measured at start. */
@@ -119,9 +120,9 @@ export class WorkerPool {
   #handle(msg: FromWorker): void {
     if (msg.type === "records") {
       const s = this.states[msg.workerId];
-      s.requests += msg.records.length;
-      for (const r of msg.records) if (r.error) s.errors++;
-      this.#onRecords(msg.records);
+      s.requests += msg.batch.count;
+      s.errors += msg.batch.errors.length;
+      this.#onRecords(unpackRecords(msg.batch));
     } else if (msg.type === "clock") {
       this.#clockReplies.get(msg.workerId)?.(msg.ns);
       this.#clockReplies.delete(msg.workerId);

@@ -53,8 +53,9 @@ export interface RequestRecord {
   /** Last byte read or failure, ns after start. */
   endNs: number;
   /**
-   * Arrival of each response carrying content (text or reasoning), ns after start. Workers send
-   * a Float64Array: it crosses to the main thread as one block, not one value at a time.
+   * Arrival of each response carrying content (text or reasoning), ns after start. A Worker's
+   * records cross to the main thread packed (record_batch.ts), where these are views into the
+   * batch's one Float64Array.
    */
   responseNs: Float64Array | number[];
   /**

@@ -8,6 +8,7 @@
 import type { FromWorker, ToWorker } from "./plan.ts";
 import type { WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
+import { batchTransfer, RecordPacker } from "./record_batch.ts";
 import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "./clock.ts";
 
@@ -18,25 +19,24 @@ let workerId = -1;
 let dataset: WorkerDataset | null = null;
 let control: Int32Array | null = null;
 const inFlight = new InFlight();
-let batch: RequestRecord[] = [];
+const packer = new RecordPacker();
 let timer: ReturnType<typeof setTimeout> | undefined;
 
-function post(msg: FromWorker): void {
-  self.postMessage(msg);
+function post(msg: FromWorker, transfer: Transferable[] = []): void {
+  self.postMessage(msg, transfer);
 }
 
 function flush(): void {
   if (timer !== undefined) clearTimeout(timer);
   timer = undefined;
-  if (batch.length === 0) return;
-  const records = batch;
-  batch = [];
-  post({ type: "records", workerId, records });
+  if (packer.count === 0) return;
+  const batch = packer.take();
+  post({ type: "records", workerId, batch }, batchTransfer(batch));
 }
 
 function sink(record: RequestRecord): void {
-  batch.push(record);
-  if (batch.length >= BATCH_SIZE) flush();
+  packer.add(record);
+  if (packer.count >= BATCH_SIZE) flush();
   else if (timer === undefined) timer = setTimeout(flush, FLUSH_MS);
 }
 
