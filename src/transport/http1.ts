@@ -621,6 +621,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
 
   const targets = new Map<string, Target>();
   const deadlines = new Deadlines();
+  const heads = new HeadCache();
 
   function targetOf(raw: string): Target {
     let t = targets.get(raw);
@@ -731,7 +732,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
         try {
           if (cancel.cancelled) throw cancel.reason;
           await c.writeAll(message);
-          head = await readHead(c);
+          head = await readHead(c, heads);
         } catch (e) {
           if (reused && attempt === 0 && c.start === c.end && !cancel.cancelled) {
             active.delete(c);
@@ -824,8 +825,35 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
   };
 }
 
+/** Heads longer than this are parsed every time rather than remembered. */
+const MAX_CACHED_HEAD = 2048;
+
+/**
+ * The last final response head parsed, by its bytes: a server answers every request with the
+ * same head (its `Date` changes once a second), and comparing bytes costs far less than parsing.
+ * A {@link Head} is never changed once parsed, so one object serves every answer it matches.
+ */
+class HeadCache {
+  #bytes = new Uint8Array(0);
+  #head: Head | null = null;
+
+  /** The head parsed from the same bytes as `buf[from, to)`; null when they differ. */
+  get(buf: Uint8Array, from: number, to: number): Head | null {
+    const bytes = this.#bytes;
+    if (this.#head === null || to - from !== bytes.length) return null;
+    for (let i = 0; i < bytes.length; i++) if (buf[from + i] !== bytes[i]) return null;
+    return this.#head;
+  }
+
+  set(buf: Uint8Array, from: number, to: number, head: Head): void {
+    if (to - from > MAX_CACHED_HEAD) return;
+    this.#bytes = buf.slice(from, to);
+    this.#head = head;
+  }
+}
+
 /** Reads and parses the response head, skipping `100 Continue`-style interim answers. */
-async function readHead(c: Connection): Promise<Head> {
+async function readHead(c: Connection, cache: HeadCache): Promise<Head> {
   for (;;) {
     let endAt = headEnd(c.buf, c.start, c.end);
     while (endAt === -1) {
@@ -842,10 +870,14 @@ async function readHead(c: Connection): Promise<Head> {
       // Heads are small: searching them again from the start costs little.
       endAt = headEnd(c.buf, c.start, c.end);
     }
-    const text = latin1.decode(c.buf.subarray(c.start, endAt)).replace(/\r?\n\r?\n$/, "");
+    const from = c.start;
     c.start = endAt;
+    const known = cache.get(c.buf, from, endAt);
+    if (known !== null) return known;
+    const text = latin1.decode(c.buf.subarray(from, endAt)).replace(/\r?\n\r?\n$/, "");
     const head = parseHead(text);
     if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
+    cache.set(c.buf, from, endAt, head);
     return head;
   }
 }

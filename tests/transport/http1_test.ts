@@ -149,6 +149,45 @@ Deno.test("http1: Connection: close and bodies read until close are not reused",
   }
 });
 
+Deno.test("http1: each answer is read by its own head, also when heads repeat and then change", async () => {
+  const json = (n: number) => JSON.stringify({ choices: [{ message: { content: `n${n}` } }] });
+  // Per request: the same SSE head twice, a JSON body by length, a 503, then SSE again.
+  const answers = [
+    () => SSE_HEAD + chunked(chunk("a0") + "data: [DONE]\n\n") + "0\r\n\r\n",
+    () => SSE_HEAD + chunked(chunk("a1") + "data: [DONE]\n\n") + "0\r\n\r\n",
+    () =>
+      `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${
+        json(2).length
+      }\r\n\r\n${json(2)}`,
+    () => `HTTP/1.1 503 Busy\r\ncontent-type: text/plain\r\ncontent-length: 4\r\n\r\nbusy`,
+    () => SSE_HEAD + chunked(chunk("a4") + "data: [DONE]\n\n") + "0\r\n\r\n",
+  ];
+  const srv = rawServer(async (conn, _req, n) => {
+    await conn.write(enc.encode(answers[n]()));
+    return true;
+  });
+  const t = createHttp1Transport();
+  try {
+    const got = [];
+    for (let i = 0; i < answers.length; i++) {
+      const r = await t.send(opts(srv.url));
+      got.push([r.httpStatus, r.error?.type ?? null, r.outputText]);
+    }
+    assert.deepEqual(got, [
+      [200, null, "a0"],
+      [200, null, "a1"],
+      [200, null, "n2"],
+      [503, "HTTPError", ""],
+      [200, null, "a4"],
+    ]);
+    // Every answer was framed right: one connection served them all.
+    assert.equal(srv.accepted(), 1);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
 Deno.test("http1: a kept-alive connection the server closed is replaced transparently", async () => {
   const srv = rawServer(async (conn) => {
     const json = JSON.stringify({ choices: [{ message: { content: "x" } }] });
