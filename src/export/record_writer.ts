@@ -9,7 +9,7 @@ import { displayDivisor, METRICS, type RecordMetrics } from "../metrics/definiti
 
 /** How long a finished line may wait in memory before it is written. */
 const FLUSH_MS = 100;
-/** Buffered bytes that trigger a write at once. */
+/** Bytes buffered before a write. */
 const MAX_BUFFER = 64 * 1024;
 
 /** Epoch ns of an offset from the request start, as exact integer digits. */
@@ -101,23 +101,23 @@ export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
 export interface RecordWriterOptions {
   /** Longest time a line waits in memory, in ms. Default 100. */
   flushMs?: number;
-  /** Buffered bytes that trigger a write at once. Default 64 KiB. */
+  /** Size of the buffer lines are encoded into; a full one is written at once. Default 64 KiB. */
   maxBufferBytes?: number;
 }
 
 /**
  * Appends one line per finished request to `profile_export.jsonl`. The file is opened once;
- * lines are buffered briefly and written at least every `flushMs`, and on `flush()`/`close()`.
+ * lines are encoded straight into one reusable byte buffer (no joined string, no new bytes per
+ * write) and written at least every `flushMs`, when the buffer fills, and on `flush()`/`close()`.
  * Writes are synchronous so that nothing buffered is lost to an exit right after `close()`.
  */
 export class RecordWriter {
   #file: Deno.FsFile;
   #enc = new TextEncoder();
-  #buf: string[] = [];
-  #bytes = 0;
+  #buf: Uint8Array;
+  #used = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #flushMs: number;
-  #maxBuffer: number;
   #failure: unknown = null;
   #closed = false;
   #lines = 0;
@@ -125,7 +125,7 @@ export class RecordWriter {
   private constructor(file: Deno.FsFile, opts: RecordWriterOptions) {
     this.#file = file;
     this.#flushMs = opts.flushMs ?? FLUSH_MS;
-    this.#maxBuffer = opts.maxBufferBytes ?? MAX_BUFFER;
+    this.#buf = new Uint8Array(opts.maxBufferBytes ?? MAX_BUFFER);
   }
 
   /** Creates (or truncates) the file at `path`, creating its directory. */
@@ -149,11 +149,18 @@ export class RecordWriter {
   writeLine(line: string): void {
     this.#rethrow();
     if (this.#closed) throw new Error("profile_export.jsonl writer is closed");
-    this.#buf.push(line, "\n");
-    this.#bytes += line.length + 1;
     this.#lines++;
-    if (this.#bytes >= this.#maxBuffer) this.flush();
-    else if (this.#timer === undefined) {
+    // A character is at most 3 UTF-8 bytes; a line that may not fit goes after what is queued.
+    if (this.#used + line.length * 3 + 1 > this.#buf.length) {
+      this.flush();
+      if (line.length * 3 + 1 > this.#buf.length) {
+        this.#writeAll(this.#enc.encode(line + "\n"));
+        return;
+      }
+    }
+    this.#used += this.#enc.encodeInto(line, this.#buf.subarray(this.#used)).written;
+    this.#buf[this.#used++] = 10;
+    if (this.#timer === undefined) {
       const timer = setTimeout(() => {
         this.#timer = undefined;
         try {
@@ -175,10 +182,13 @@ export class RecordWriter {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#buf.length === 0 || this.#closed) return;
-    const data = this.#enc.encode(this.#buf.join(""));
-    this.#buf = [];
-    this.#bytes = 0;
+    if (this.#used === 0 || this.#closed) return;
+    const used = this.#used;
+    this.#used = 0;
+    this.#writeAll(this.#buf.subarray(0, used));
+  }
+
+  #writeAll(data: Uint8Array): void {
     let off = 0;
     while (off < data.length) off += this.#file.writeSync(data.subarray(off));
   }

@@ -125,3 +125,22 @@ Deno.test("RecordWriter: a full buffer is written at once", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RecordWriter: lines of any length and script reach the file whole and in order", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = join(dir, "profile_export.jsonl");
+  try {
+    const w = await RecordWriter.open(path, { flushMs: 60_000, maxBufferBytes: 64 });
+    const lines = Array.from(
+      { length: 60 },
+      (_, i) => `{"i":${i},"t":"${["a", "é", "😀", "語"][i % 4].repeat((i * 7) % 40)}"}`,
+    );
+    lines.splice(30, 0, "x".repeat(500));
+    for (const l of lines) w.writeLine(l);
+    w.close();
+    assert.equal(await Deno.readTextFile(path), lines.join("\n") + "\n");
+    assert.equal(w.lines, lines.length);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
