@@ -29,7 +29,7 @@ export interface RecordError {
 /** The benchmark phase a request belongs to. */
 export type Phase = "warmup" | "profiling";
 
-/** One request, as the Worker saw it. Times after `startNs` are nanosecond offsets from it. */
+/** One request, as the Worker saw it. Times after `startNs` are whole nanoseconds after it. */
 export interface RequestRecord {
   phase: Phase;
   workerId: number;

@@ -4,7 +4,7 @@
  */
 
 import type { RequestRecord } from "../load/record.ts";
-import { Column, type ColumnOptions } from "./column.ts";
+import { Column, type ColumnOptions, type Values } from "./column.ts";
 import {
   type MetricDef,
   METRICS,
@@ -192,7 +192,7 @@ const SELECT_ABOVE = 1 << 16;
  * All kept values of `col`, ascending at every rank `distribution` and `adjusted` read (fully
  * sorted for short columns, where a sort costs nothing).
  */
-function ranked(col: Column, errors: number): Float64Array {
+function ranked(col: Column, errors: number): Values {
   if (col.kept <= SELECT_ABOVE) return col.sorted();
   const values = col.copy();
   const n = values.length;
@@ -220,7 +220,7 @@ function adjustedIndex(p: number, n: number, errors: number, len: number): numbe
 function distribution(
   def: MetricDef,
   col: Column,
-  sorted: Float64Array,
+  sorted: Values,
   live: boolean,
 ): MetricStats {
   const d = (v: number) => toDisplay(def, v);
@@ -241,7 +241,7 @@ function distribution(
  * does), so failures show in the tail instead of vanishing from it. `sorted` may be a sample of
  * the `n` successful values.
  */
-function adjusted(def: MetricDef, col: Column, errors: number, sorted: Float64Array): MetricStats {
+function adjusted(def: MetricDef, col: Column, errors: number, sorted: Values): MetricStats {
   const total = col.count + errors;
   const at = (p: number): number => {
     const i = adjustedIndex(p, col.count, errors, sorted.length);

@@ -5,7 +5,9 @@
  * Values are kept in chunks: the first grows by doubling up to the chunk size, later ones are
  * allocated whole. A long run's column thus holds at most one chunk it does not use and is
  * never copied while it grows (one array doubling would hold twice its values, three times while
- * being copied).
+ * being copied). A full chunk whose values are all integers in the Int32 range (times in whole
+ * nanoseconds below 2.1 s, token counts) is kept as an Int32Array: the same values in half the
+ * memory.
  */
 
 /** Values kept exactly before the column switches to a uniform sample of this size. */
@@ -25,6 +27,20 @@ export interface ColumnOptions {
   chunkSize?: number;
 }
 
+/** A column's values: doubles, or whole numbers in an Int32Array when all of them are. */
+export type Values = Float64Array | Int32Array;
+
+/** True when an Int32Array holds `v` exactly (not -0, NaN, a fraction or out of range). */
+function int32Exact(v: number): boolean {
+  return (v | 0) === v && (v !== 0 || 1 / v > 0);
+}
+
+/** A full chunk as an Int32Array when that holds each of its values exactly. */
+function compact(chunk: Float64Array): Float64Array | Int32Array {
+  for (let i = 0; i < chunk.length; i++) if (!int32Exact(chunk[i])) return chunk;
+  return new Int32Array(chunk);
+}
+
 /** Seed of the xorshift32 generator that samples: deterministic and cheap (no secrecy needed). */
 const SEED = 0x9e3779b9 | 0;
 
@@ -37,7 +53,7 @@ export class Column {
   min = Infinity;
   max = -Infinity;
   /** The chunks before the last, each full (`#chunk` values). */
-  #full: Float64Array[] = [];
+  #full: (Float64Array | Int32Array)[] = [];
   /** The last chunk: values `#full.length * #chunk` and on. */
   #values = new Float64Array(64);
   #kept = 0;
@@ -72,7 +88,7 @@ export class Column {
       grown.set(last);
       this.#values = grown;
     } else {
-      this.#full.push(last);
+      this.#full.push(compact(last));
       this.#values = new Float64Array(Math.min(chunk, this.#cap - this.#kept));
     }
   }
@@ -81,8 +97,12 @@ export class Column {
   #replace(j: number, v: number): void {
     const c = j >>> this.#chunkBits;
     const full = this.#full;
-    if (c < full.length) full[c][j & (this.#chunk - 1)] = v;
-    else this.#values[j - full.length * this.#chunk] = v;
+    if (c < full.length) {
+      let chunk = full[c];
+      // A value an Int32Array cannot hold turns its chunk back into doubles.
+      if (chunk instanceof Int32Array && !int32Exact(v)) full[c] = chunk = new Float64Array(chunk);
+      chunk[j & (this.#chunk - 1)] = v;
+    } else this.#values[j - full.length * this.#chunk] = v;
   }
 
   /** Adds one value. */
@@ -216,19 +236,32 @@ export class Column {
   }
 
   /** The kept values (all of them when `exact`), sorted ascending, as a copy. */
-  sorted(): Float64Array {
+  sorted(): Values {
     return this.copy().sort();
   }
 
-  /** The kept values in arrival order, as a new array. */
-  copy(): Float64Array {
-    const out = new Float64Array(this.#kept);
+  /** Bytes the kept values take. */
+  get storedBytes(): number {
+    let n = this.#values.byteLength;
+    for (const c of this.#full) n += c.byteLength;
+    return n;
+  }
+
+  /**
+   * The kept values in arrival order, as a new array: an Int32Array when every full chunk is one
+   * and the last chunk's values fit one too (half the memory of the copy a summary ranks).
+   */
+  copy(): Values {
+    const last = this.#values.subarray(0, this.#kept - this.#full.length * this.#chunk);
+    let whole = this.#full.every((c) => c instanceof Int32Array);
+    for (let i = 0; whole && i < last.length; i++) whole = int32Exact(last[i]);
+    const out = whole ? new Int32Array(this.#kept) : new Float64Array(this.#kept);
     let at = 0;
     for (const c of this.#full) {
       out.set(c, at);
       at += c.length;
     }
-    out.set(this.#values.subarray(0, this.#kept - at), at);
+    out.set(last, at);
     return out;
   }
 
@@ -236,7 +269,7 @@ export class Column {
    * The kept values in arrival order: a view while they fit one chunk, else a copy (do not keep
    * it across pushes).
    */
-  values(): Float64Array {
+  values(): Values {
     return this.#full.length === 0 ? this.#values.subarray(0, this.#kept) : this.copy();
   }
 

@@ -13,7 +13,11 @@ function assertSame(col: Column, ref: ReferenceColumn, what: string): void {
   assert.ok(Object.is(col.mean, ref.mean), `${what}: mean ${col.mean} != ${ref.mean}`);
   assert.ok(Object.is(col.variance, ref.variance), what);
   assert.deepEqual(Array.from(col.values()), ref.values, what);
-  assert.deepEqual(col.sorted(), Float64Array.from(ref.values).sort(), what);
+  assert.deepEqual(
+    Array.from(col.sorted()),
+    Array.from(Float64Array.from(ref.values).sort()),
+    what,
+  );
   assert.deepEqual(col.sortedSample(), Float64Array.from(ref.live).sort(), what);
   assert.equal(col.exact, ref.exact, what);
   assert.equal(col.sampleComplete, ref.sampleComplete, what);
@@ -98,4 +102,38 @@ Deno.test("MetricsAggregator: summaries do not depend on how the metrics object 
   assert.deepEqual(a.snapshot(), b.snapshot());
   assert.deepEqual(a.errorSummary(), b.errorSummary());
   assert.deepEqual(a.timeRange, b.timeRange);
+});
+
+Deno.test("Column: full chunks of whole numbers take half the memory and give the same values", () => {
+  let x = 987654;
+  const rand = () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
+  // Whole nanoseconds as times are, then values an Int32Array cannot hold, some written by the
+  // reservoir into chunks already compacted.
+  const opts: ColumnOptions = { cap: 4000, liveSize: 50, chunkSize: 64 };
+  const col = new Column(opts);
+  const ref = new ReferenceColumn(opts);
+  for (let i = 0; i < 2000; i++) {
+    const v = Math.round(rand() * 5e6);
+    col.push(v);
+    ref.push(v);
+  }
+  assertSame(col, ref, "whole numbers");
+  // 31 full chunks as Int32Array, the last (64 values) as doubles.
+  assert.equal(col.storedBytes, 31 * 64 * 4 + 64 * 8);
+  // The copy a summary ranks is whole numbers too.
+  assert.ok(col.copy() instanceof Int32Array);
+  const odd = [-0, 0.5, 2 ** 31, -(2 ** 31) - 1, NaN, Infinity, 3e9];
+  for (let i = 0; i < 6000; i++) {
+    const v = i % 10 === 0 ? odd[(i / 10) % odd.length] : Math.round(rand() * 5e6);
+    if (i % 2 === 0) col.push(v);
+    else col.pushAll([v]);
+    ref.push(v);
+  }
+  assertSame(col, ref, "then values Int32 cannot hold");
+  assert.ok(!col.exact);
+  assert.ok(col.copy() instanceof Float64Array);
+  assert.ok(col.storedBytes > 4000 * 4 && col.storedBytes <= 4000 * 8 + 64 * 8);
 });
