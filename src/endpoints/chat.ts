@@ -128,14 +128,28 @@ export const chatEndpoint: Endpoint = {
 };
 
 const QUOTE = 34;
-const CONTENT_KEY = '"content":';
+// Keys as searched: without their opening quote (see `indexOfQuoted`).
+const CONTENT_KEY = 'content":';
 const CONTENT_STRING = '"content":"';
-const CHOICES_KEY = '"choices":[';
-const DELTA_KEY = '"delta":{';
+const CHOICES_KEY = 'choices":[';
+const DELTA_KEY = 'delta":{';
+const USAGE_KEY = 'usage"';
 
-/** True when `key` occurs in `data` more than once. */
-function repeated(data: string, at: number, key: string): boolean {
-  return data.indexOf(key, at + key.length) !== -1;
+/**
+ * Where `"` + `bare` first occurs in `data` at or after `from`: `data.indexOf('"' + bare, from)`,
+ * at about half the cost on JSON text. V8 finds a pattern's first character with memchr and
+ * checks the rest at each hit; a quote is everywhere in JSON, the rest of a key is rare.
+ */
+export function indexOfQuoted(data: string, bare: string, from = 0): number {
+  for (let i = data.indexOf(bare, from + 1); i !== -1; i = data.indexOf(bare, i + 1)) {
+    if (data.charCodeAt(i - 1) === QUOTE) return i - 1;
+  }
+  return -1;
+}
+
+/** True when `"` + `bare`, found at `at`, occurs in `data` again. */
+function repeated(data: string, at: number, bare: string): boolean {
+  return indexOfQuoted(data, bare, at + 1 + bare.length) !== -1;
 }
 
 /** The stream's last simple chunk, cut around its content string. */
@@ -187,19 +201,19 @@ function readSimpleChunk(
   // Keys that add text, reasoning or an error, or that the full parse reads differently.
   // (`"error"` also catches vLLM's `"object":"error"`.)
   if (
-    data.indexOf('"tool_calls"') !== -1 || data.indexOf('"reasoning') !== -1 ||
-    data.indexOf('"error"') !== -1
+    indexOfQuoted(data, 'tool_calls"') !== -1 || indexOfQuoted(data, "reasoning") !== -1 ||
+    indexOfQuoted(data, 'error"') !== -1
   ) return null;
   // Keys are matched as written, so no escape may appear outside the content string, where
   // `"us\u0061ge"` would be a key these searches miss.
   const firstSlash = data.indexOf("\\");
-  const usage = data.indexOf('"usage"');
+  const usage = indexOfQuoted(data, USAGE_KEY);
   if (
-    usage !== -1 && (!data.startsWith('"usage":null', usage) || repeated(data, usage, '"usage"'))
+    usage !== -1 && (!data.startsWith('"usage":null', usage) || repeated(data, usage, USAGE_KEY))
   ) {
     return null;
   }
-  const content = data.indexOf(CONTENT_KEY);
+  const content = indexOfQuoted(data, CONTENT_KEY);
   if (content === -1) {
     // No content key anywhere (finish chunk, empty choices): nothing to read.
     return firstSlash === -1 ? { kind: "empty" } : null;
@@ -208,17 +222,19 @@ function readSimpleChunk(
     return null;
   }
   // `choices` must be a top-level key: no object or array opens before it.
-  const choices = data.indexOf(CHOICES_KEY);
-  if (
-    choices === -1 || repeated(data, choices, CHOICES_KEY) ||
-    data.lastIndexOf("{", choices) !== 0 || data.lastIndexOf("[", choices) !== -1
-  ) return null;
+  const choices = indexOfQuoted(data, CHOICES_KEY);
+  if (choices === -1 || repeated(data, choices, CHOICES_KEY)) return null;
+  // Forward searches (memchr) for what `lastIndexOf` from `choices` would find: the only `{` up
+  // to it is the first character, and no `[` comes before it.
+  const brace = data.indexOf("{", 1);
+  const bracket = data.indexOf("[");
+  if ((brace !== -1 && brace < choices) || (bracket !== -1 && bracket < choices)) return null;
   // `delta` must be a key of the first choice, and `content` a key of `delta`: no braces between.
-  const delta = data.indexOf(DELTA_KEY);
+  const delta = indexOfQuoted(data, DELTA_KEY);
   if (delta === -1 || delta > content || repeated(data, delta, DELTA_KEY)) return null;
-  const first = choices + CHOICES_KEY.length;
+  const first = choices + 1 + CHOICES_KEY.length;
   if (data.charCodeAt(first) !== 123) return null;
-  if (hasBrace(data, first + 1, delta) || hasBrace(data, delta + DELTA_KEY.length, content)) {
+  if (hasBrace(data, first + 1, delta) || hasBrace(data, delta + 1 + DELTA_KEY.length, content)) {
     return null;
   }
   const start = content + CONTENT_STRING.length;

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { chatEndpoint, parseChunk, parseSimpleChunk } from "../../src/endpoints/chat.ts";
+import {
+  chatEndpoint,
+  indexOfQuoted,
+  parseChunk,
+  parseSimpleChunk,
+} from "../../src/endpoints/chat.ts";
 import type { StreamState } from "../../src/endpoints/types.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { post, readSse } from "../mock/helpers.ts";
@@ -185,5 +190,45 @@ Deno.test("chat fast path: invalid JSON still throws on the shapes a cut stream 
     const state: StreamState = {};
     chatEndpoint.parseEvent({ event: "", data: '{"choices":[{"delta":{"content":"x"}}]}' }, state);
     assert.throws(() => chatEndpoint.parseEvent({ event: "", data }, state));
+  }
+});
+
+Deno.test("indexOfQuoted finds what indexOf finds with the quote put back", () => {
+  const pieces = ['"', "usage", 'usage"', 'content":', "a", ":", '""', '"usage"', "sage"];
+  let seed = 11;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let i = 0; i < 5000; i++) {
+    let data = "";
+    for (let k = rand(10); k > 0; k--) data += pieces[rand(pieces.length)];
+    const bare = ['usage"', 'content":', "a", 'sage"'][rand(4)];
+    const from = rand(data.length + 4) - 2;
+    assert.equal(
+      indexOfQuoted(data, bare, from),
+      data.indexOf('"' + bare, from),
+      `${data} ${from}`,
+    );
+  }
+});
+
+Deno.test("chat fast path: key names inside other keys and values read as the full parse", () => {
+  const variants = [
+    { id: "usage" },
+    { id: "content", model: "choices" },
+    { xusage: null },
+    { usage_x: 1 },
+    { "content_x": "y" },
+    { meta: { delta: { content: "z" } } },
+    { model: 'a"content":"b' },
+    { choices_extra: [] },
+  ];
+  const state: StreamState = {};
+  for (const extra of variants) {
+    for (const delta of [{ content: "hi" }, { role: "assistant", content: "" }, {}]) {
+      const data = chunk(delta, extra);
+      agrees(data, state);
+    }
   }
 });
