@@ -106,15 +106,10 @@ class Connection {
     this.#maxBuffer = maxBufferBytes;
   }
 
-  /** Reads more bytes after the unread ones; false at end of stream. */
-  async fill(): Promise<boolean> {
-    return this.filled(await this.conn.read(this.space()));
-  }
-
   /**
    * Where the next read goes: after the unread bytes, moved to the front or into a bigger
-   * buffer when needed. `fill` is `filled(await conn.read(space()))`; the body loop calls the
-   * two halves itself, one async step less per read.
+   * buffer when needed. A read is `filled(await conn.read(space()))`, written out where it is
+   * needed: a method wrapping it would cost an async step per read.
    */
   space(): Uint8Array {
     if (this.start === this.end) {
@@ -731,7 +726,9 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
         cancel.conn = c;
         try {
           if (cancel.cancelled) throw cancel.reason;
-          await c.writeAll(message);
+          // Usually one write takes it all: no extra async step for the rest.
+          const n = await c.conn.write(message);
+          if (n < message.length) await c.writeAll(message.subarray(n));
           head = await readHead(c, heads);
         } catch (e) {
           if (reused && attempt === 0 && c.start === c.end && !cancel.cancelled) {
@@ -860,7 +857,7 @@ async function readHead(c: Connection, cache: HeadCache): Promise<Head> {
       if (c.end - c.start > MAX_HEAD_BYTES) {
         throw new ProtocolError(`response headers larger than ${MAX_HEAD_BYTES} bytes`);
       }
-      if (!await c.fill()) {
+      if (!c.filled(await c.conn.read(c.space()))) {
         throw new Error(
           c.end === c.start
             ? "the server closed the connection without answering"
