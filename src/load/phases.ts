@@ -78,9 +78,9 @@ function givenConcurrency(config: LoadConfig, given: ReadonlySet<string>): numbe
  * Concurrent requests one Worker takes in a closed loop before another is started. One Worker
  * reads about 1.5M SSE events/s; below this many streams a second one only adds thread wake-ups
  * and smaller record batches. Measured on 2 cores against the mock (bench/README.md): at 64-256
- * streams one Worker used 15-40% less CPU per request than two, with the same or smaller TTFT
- * and ITL errors when the server paces its tokens (50 ms / 5 ms); at 512 and 4,096 streams two
- * Workers kept the timing tails lower.
+ * streams one Worker used 7-39% less CPU per request than two at 11 of 12 points, with TTFT
+ * errors within the runs' spread when the server paces its tokens (50 ms / 5 ms); at 512 streams
+ * the CPU was the same, and at 4,096 two Workers kept the timing tails far lower.
  */
 export const SLOTS_PER_WORKER = 256;
 
