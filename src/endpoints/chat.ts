@@ -12,7 +12,13 @@ import {
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { audioClip, isPlainText, withExtras } from "./format.ts";
-import { type ChunkTemplate, ownCopy, stringEnd, textByTemplate } from "./chunk_template.ts";
+import {
+  type ChunkTemplate,
+  indexOfQuoted,
+  ownCopy,
+  stringEnd,
+  textByTemplate,
+} from "./chunk_template.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
 
@@ -134,18 +140,6 @@ const CONTENT_STRING = '"content":"';
 const CHOICES_KEY = 'choices":[';
 const DELTA_KEY = 'delta":{';
 const USAGE_KEY = 'usage"';
-
-/**
- * Where `"` + `bare` first occurs in `data` at or after `from`: `data.indexOf('"' + bare, from)`,
- * at about half the cost on JSON text. V8 finds a pattern's first character with memchr and
- * checks the rest at each hit; a quote is everywhere in JSON, the rest of a key is rare.
- */
-export function indexOfQuoted(data: string, bare: string, from = 0): number {
-  for (let i = data.indexOf(bare, from + 1); i !== -1; i = data.indexOf(bare, i + 1)) {
-    if (data.charCodeAt(i - 1) === QUOTE) return i - 1;
-  }
-  return -1;
-}
 
 /** True when `"` + `bare`, found at `at`, occurs in `data` again. */
 function repeated(data: string, at: number, bare: string): boolean {

@@ -46,6 +46,18 @@ export function stringEnd(data: string, start: number): number {
 }
 
 /**
+ * Where `"` + `bare` first occurs in `data` at or after `from`: `data.indexOf('"' + bare, from)`,
+ * at about half the cost on JSON text. V8 finds a pattern's first character with memchr and
+ * checks the rest at each hit; a quote is everywhere in JSON, the rest of a key is rare.
+ */
+export function indexOfQuoted(data: string, bare: string, from = 0): number {
+  for (let i = data.indexOf(bare, from + 1); i !== -1; i = data.indexOf(bare, i + 1)) {
+    if (data.charCodeAt(i - 1) === QUOTE) return i - 1;
+  }
+  return -1;
+}
+
+/**
  * A copy of `s` that does not keep alive the larger string it was sliced from (for a template
  * kept as long as its stream lasts).
  */

@@ -495,14 +495,10 @@ export class EventReader implements SseSink {
   }
 
   /**
-   * Handles a single-line `data:` event. An endpoint's `parseText` reads its common text chunk
-   * here without building event or result objects; anything else takes the general path.
+   * Handles an event that is one `data:` line, after one `event:` line or none. An endpoint's
+   * `parseText` reads its common text chunk here without building event or result objects;
+   * anything else takes the general path.
    */
-  onData(data: string): void {
-    this.onTyped("", data);
-  }
-
-  /** Handles an event that is one `event:` line and one `data:` line. */
   onTyped(event: string, data: string): void {
     if (this.stop) return;
     const parseText = this.#endpoint.parseText;

@@ -15,19 +15,14 @@ import type { SseEvent } from "../endpoints/types.ts";
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;
 
-/**
- * Receives the data of an event that is a single `data:` line and nothing else (no type, id or
- * comment): the common event, passed without building an {@link SseEvent}.
- */
-export type SseDataHandler = (data: string) => void;
-
-/** Receives an event that is one `event:` line and one `data:` line, and nothing else. */
-export type SseTypedHandler = (event: string, data: string) => void;
-
-/** The three handlers as methods of one object. */
+/** Receives the events of a stream as methods of one object (no function is made per stream). */
 export interface SseSink {
+  /** Any event. */
   onEvent(event: SseEvent): void;
-  onData(data: string): void;
+  /**
+   * The common event, passed without building an {@link SseEvent}: one `data:` line, after one
+   * `event:` line or none (`event` is then ""), and nothing else (no id or comment).
+   */
   onTyped(event: string, data: string): void;
 }
 
@@ -94,27 +89,11 @@ export class SseParser {
   #comment: string | undefined = undefined;
   #started = false;
 
-  /**
-   * @param onEvent Called once per dispatched event; or an {@link SseSink}, whose methods
-   *   receive the events (no function is made per stream).
-   * @param onData Called instead for an event that is one `data:` line alone (default: onEvent).
-   * @param onTyped Called instead for an event that is an `event:` line and one `data:` line
-   *   (default: onEvent).
-   */
-  constructor(
-    onEvent: SseHandler | SseSink,
-    onData?: SseDataHandler,
-    onTyped?: SseTypedHandler,
-  ) {
-    if (typeof onEvent !== "function") {
-      this.#sink = onEvent;
-      return;
-    }
-    this.#sink = {
-      onEvent,
-      onData: onData ?? ((data) => onEvent({ event: "", data })),
-      onTyped: onTyped ?? ((event, data) => onEvent({ event, data })),
-    };
+  /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
+  constructor(sink: SseHandler | SseSink) {
+    this.#sink = typeof sink === "function"
+      ? { onEvent: sink, onTyped: (event, data) => sink({ event, data }) }
+      : sink;
   }
 
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
@@ -177,17 +156,14 @@ export class SseParser {
       // the same after an `event:` line (typed streams: Anthropic, Responses).
       if (lf !== -1 && this.#betweenEvents()) {
         if (s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) && startsWithData(s, pos)) {
-          this.#sink.onData(s.slice(pos + 6, lf));
+          this.#sink.onTyped("", s.slice(pos + 6, lf));
           pos = lf + 2;
           continue;
         }
         if (startsWithEvent(s, pos) && startsWithData(s, lf + 1)) {
           const lf2 = s.indexOf("\n", lf + 1);
           if (lf2 !== -1 && s.charCodeAt(lf2 + 1) === LF && (cr === -1 || cr > lf2)) {
-            const type = s.slice(pos + 7, lf);
-            const data = s.slice(lf + 7, lf2);
-            if (type === "") this.#sink.onData(data);
-            else this.#sink.onTyped(type, data);
+            this.#sink.onTyped(s.slice(pos + 7, lf), s.slice(lf + 7, lf2));
             pos = lf2 + 2;
             continue;
           }

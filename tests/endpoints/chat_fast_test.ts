@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  chatEndpoint,
-  indexOfQuoted,
-  parseChunk,
-  parseSimpleChunk,
-} from "../../src/endpoints/chat.ts";
+import { chatEndpoint, parseChunk, parseSimpleChunk } from "../../src/endpoints/chat.ts";
+import { indexOfQuoted } from "../../src/endpoints/chunk_template.ts";
 import type { StreamState } from "../../src/endpoints/types.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { post, readSse } from "../mock/helpers.ts";

@@ -40,6 +40,17 @@ function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint 
   return { r, state };
 }
 
+/** Asserts the shortcut reads every stream as the general path does, whatever the read size. */
+function assertShortcutAgrees(streams: string[], endpoint: Endpoint = chatEndpoint): void {
+  for (const [i, text] of streams.entries()) {
+    for (const step of [1, 7, 64, 1 << 16]) {
+      const general = read(text, false, step, endpoint);
+      const shortcut = read(text, true, step, endpoint);
+      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+    }
+  }
+}
+
 Deno.test("EventReader: the single-line data shortcut reads chat streams as the general path", () => {
   const streams = [
     // The common shape: a role chunk, text chunks, a finish chunk, usage, the end marker.
@@ -64,13 +75,7 @@ Deno.test("EventReader: the single-line data shortcut reads chat streams as the 
     // Unreadable JSON after good chunks.
     chunk({ content: "a" }) + "data: {not json\n\n" + chunk({ content: "b" }),
   ];
-  for (const [i, text] of streams.entries()) {
-    for (const step of [1, 7, 64, 1 << 16]) {
-      const general = read(text, false, step);
-      const shortcut = read(text, true, step);
-      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
-    }
-  }
+  assertShortcutAgrees(streams);
   // The streams above did exercise the shortcut's text path.
   assert.equal(read(streams[0], true, 1 << 16).r.outputText, " the of");
 });
@@ -102,13 +107,7 @@ Deno.test("EventReader: the shortcut reads completions streams as the general pa
     cmpl("a") + 'data: {"error":{"message":"boom"}}\n\n' + cmpl("never"),
     cmpl("a") + "data: {not json\n\n" + cmpl("b"),
   ];
-  for (const [i, text] of streams.entries()) {
-    for (const step of [1, 7, 64, 1 << 16]) {
-      const general = read(text, false, step, completionsEndpoint);
-      const shortcut = read(text, true, step, completionsEndpoint);
-      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
-    }
-  }
+  assertShortcutAgrees(streams, completionsEndpoint);
   assert.equal(read(streams[0], true, 1 << 16, completionsEndpoint).r.outputText, " the of and");
 });
 
@@ -198,13 +197,7 @@ Deno.test("EventReader: the shortcut reads Anthropic message streams as the gene
     textDelta("never"),
     start + textDelta("a") + "event: content_block_delta\ndata: {not json\n\n" + textDelta("b"),
   ];
-  for (const [i, text] of streams.entries()) {
-    for (const step of [1, 7, 64, 1 << 16]) {
-      const general = read(text, false, step, messagesEndpoint);
-      const shortcut = read(text, true, step, messagesEndpoint);
-      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
-    }
-  }
+  assertShortcutAgrees(streams, messagesEndpoint);
   assert.equal(read(streams[0], true, 1 << 16, messagesEndpoint).r.outputText, " the of and");
 });
 
@@ -268,13 +261,7 @@ Deno.test("EventReader: the shortcut reads Responses streams as the general path
     '"sequence_number":"x","item_id":"msg_1","output_index":0,"content_index":0,"delta":"c"}\n\n' +
     rev("response.failed", { sequence_number: 4, response: { error: { message: "boom" } } }),
   ];
-  for (const [i, text] of streams.entries()) {
-    for (const step of [1, 7, 64, 1 << 16]) {
-      const general = read(text, false, step, responsesEndpoint);
-      const shortcut = read(text, true, step, responsesEndpoint);
-      assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
-    }
-  }
+  assertShortcutAgrees(streams, responsesEndpoint);
   const first = read(streams[0], true, 1 << 16, responsesEndpoint).r;
   assert.equal(first.outputText, "Hi there, you");
   assert.equal(first.responsePerf.length, 4);
