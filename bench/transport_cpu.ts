@@ -1,0 +1,81 @@
+/**
+ * CPU of the HTTP/1.1 transport alone: one thread, no Worker, no records, no metrics. It sends
+ * chat requests with `--concurrency` slots to the mock server (started in its own process) and
+ * prints the CPU this process spent per request, for comparison with bench/baseline_reader.ts on
+ * the same mock.
+ *
+ *   deno run -A bench/transport_cpu.ts [--requests 50000] [--concurrency 64] [--tokens 16]
+ *     [--ttft-ms 0] [--itl-ms 0]
+ *
+ * Prints one JSON line: {"requests","events","errors","seconds","cpuUsPerRequest"}.
+ */
+
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { createHttp1Transport } from "../src/transport/http1.ts";
+import { chatEndpoint } from "../src/endpoints/chat.ts";
+import { startMockProcess } from "./mock_process.ts";
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string", default: "50000" },
+    concurrency: { type: "string", default: "64" },
+    tokens: { type: "string", default: "16" },
+    "ttft-ms": { type: "string", default: "0" },
+    "itl-ms": { type: "string", default: "0" },
+  },
+});
+const total = Number(values.requests);
+const concurrency = Number(values.concurrency);
+
+const mock = await startMockProcess([
+  "--ttft-ms",
+  values["ttft-ms"]!,
+  "--itl-ms",
+  values["itl-ms"]!,
+]);
+const url = `${mock.url}/v1/chat/completions`;
+const body = new TextEncoder().encode(JSON.stringify({
+  model: "mock",
+  messages: [{ role: "user", content: "Tell me a story." }],
+  max_tokens: Number(values.tokens),
+  stream: true,
+  stream_options: { include_usage: true },
+}));
+const transport = createHttp1Transport({ connections: concurrency });
+
+let issued = 0;
+let events = 0;
+let errors = 0;
+async function slot(): Promise<void> {
+  while (issued < total) {
+    issued++;
+    const r = await transport.send({
+      url,
+      headers: { "content-type": "application/json", "x-request-id": crypto.randomUUID() },
+      body,
+      streaming: true,
+      endpoint: chatEndpoint,
+      timeoutMs: 60_000,
+    });
+    if (r.error) errors++;
+    events += r.responsePerf.length;
+  }
+}
+
+try {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, slot));
+  const cpu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({
+    requests: total,
+    events,
+    errors,
+    seconds: (performance.now() - t0) / 1000,
+    cpuUsPerRequest: (cpu.user + cpu.system) / total,
+  }));
+} finally {
+  transport.close();
+  await mock.stop();
+}
