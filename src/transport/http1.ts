@@ -200,7 +200,8 @@ const enum Chunk {
 
 /** Where a body's content goes: `stamp` as each read arrives, then `data` with its content. */
 interface BodySink {
-  stamp(): void;
+  /** Stamps a read's arrival; true when the read should wait a turn before `data` (see `read`). */
+  stamp(): boolean;
   /** False to stop reading. */
   data(bytes: Uint8Array): boolean;
 }
@@ -213,8 +214,9 @@ class SseBody implements BodySink {
     this.events = events;
     this.parser = new SseParser(events);
   }
-  stamp(): void {
+  stamp(): boolean {
     this.events.at = performance.now();
+    return this.events.firstPending;
   }
   data(bytes: Uint8Array): boolean {
     this.parser.push(bytes);
@@ -225,7 +227,9 @@ class SseBody implements BodySink {
 /** A whole body, copied out of the read buffer piece by piece. */
 class WholeBody implements BodySink {
   parts: Uint8Array[] = [];
-  stamp(): void {}
+  stamp(): boolean {
+    return false;
+  }
   data(bytes: Uint8Array): boolean {
     this.parts.push(bytes.slice());
     return true;
@@ -274,7 +278,12 @@ class BodyReader {
         }
       }
       // Bytes that came with the headers arrived with them: stamp them now too.
-      sink.stamp();
+      if (sink.stamp()) {
+        // Until the first token, the read is parsed a turn later: reads of other streams that
+        // completed at the same moment (a burst of first tokens) are stamped first, not after
+        // this one's parsing. Their TTFTs would otherwise grow with their place in the burst.
+        await null;
+      }
       first = false;
       const content = this.#head.chunked ? this.#dechunk() : this.#plain(untilClose);
       if (content.length > 0 && !sink.data(content)) return false;

@@ -359,6 +359,9 @@ async function readEvents(
       if (done) break;
       // Stamp the chunk before parsing it: every event it completes arrived now.
       events.at = performance.now();
+      // Until the first token, parse a turn later, so that other streams' chunks that arrived at
+      // the same moment are stamped first (see BodyReader.read in http1.ts).
+      if (events.firstPending) await null;
       parser.push(value);
       if (events.stop) break;
     }
@@ -520,6 +523,11 @@ export class EventReader implements SseSink {
       }
     }
     this.onEvent({ event, data });
+  }
+
+  /** No response (text or reasoning) has been read yet: the first token is still to come. */
+  get firstPending(): boolean {
+    return this.#r.responsePerf.length === 0 && !this.stop;
   }
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */

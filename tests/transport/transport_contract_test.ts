@@ -201,8 +201,99 @@ function opts(url: string, extra: Partial<SendOptions> = {}): SendOptions {
   };
 }
 
+/**
+ * A server in its own thread that answers `n` requests at once: it waits until all of them have
+ * arrived (raising `arrived[0]`), then writes every whole answer within a few ms.
+ */
+function burstServer(n: number, answer: string) {
+  const arrived = new Int32Array(new SharedArrayBuffer(4));
+  const code = `
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    self.onmessage = async (e) => {
+      const arrived = e.data;
+      const conns = [];
+      while (conns.length < ${n}) {
+        const conn = await listener.accept();
+        const buf = new Uint8Array(65536);
+        let got = "";
+        for (;;) {
+          got += new TextDecoder().decode(buf.subarray(0, await conn.read(buf)));
+          const at = got.indexOf("\\r\\n\\r\\n");
+          const len = Number(/content-length: *(\\d+)/i.exec(got)?.[1] ?? 0);
+          if (at !== -1 && got.length - at - 4 >= len) break;
+        }
+        conns.push(conn);
+      }
+      Atomics.store(arrived, 0, 1);
+      await new Promise((r) => setTimeout(r, 50));
+      const bytes = new TextEncoder().encode(${JSON.stringify(answer)});
+      for (const c of conns) await c.write(bytes);
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const c of conns) c.close();
+      listener.close();
+    };
+    self.postMessage(listener.addr.port);
+  `;
+  const worker = new Worker(`data:text/javascript,${encodeURIComponent(code)}`, { type: "module" });
+  const port = new Promise<number>((resolve) => {
+    worker.onmessage = (e) => resolve(e.data);
+  });
+  worker.postMessage(arrived);
+  return { port, arrived, close: () => worker.terminate() };
+}
+
 for (const subject of subjects) {
   const name = (s: string) => `transport contract (${subject.name}): ${s}`;
+
+  Deno.test(name("a burst of first tokens is stamped before any of them is parsed"), async () => {
+    const streams = 8;
+    const burnMs = 20;
+    const events = enc.encode(chunk("first") + chunk(" second") + DONE);
+    const answer = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
+      `content-length: ${events.length}\r\n\r\n` + new TextDecoder().decode(events);
+    const srv = burstServer(streams, answer);
+    // Reading a stream's first event costs `burnMs`: one stream's parsing must not delay the
+    // stamps of the others, which arrived at the same moment.
+    const slowFirst = {
+      ...chatEndpoint,
+      parseText(data: string, state: Record<string, unknown>, event: string) {
+        if (state.burnt === undefined) {
+          state.burnt = true;
+          const until = performance.now() + burnMs;
+          while (performance.now() < until) { /* parsing */ }
+        }
+        return chatEndpoint.parseText!(data, state, event);
+      },
+    };
+    const t = subject.make([]);
+    // The fetch subject swaps the global fetch per request; requests in flight together restore
+    // it in any order.
+    const realFetch = globalThis.fetch;
+    try {
+      const url = `http://127.0.0.1:${await srv.port}/v1/chat/completions`;
+      const sends = Array.from(
+        { length: streams },
+        () => t.send(opts(url, { endpoint: slowFirst })),
+      );
+      while (Atomics.load(srv.arrived, 0) === 0) await new Promise((r) => setTimeout(r, 5));
+      // Busy while the server writes every answer: they are all waiting when this thread reads.
+      const until = performance.now() + 300;
+      while (performance.now() < until) { /* busy */ }
+      const results = await Promise.all(sends);
+      for (const r of results) {
+        assert.equal(r.error, null);
+        assert.equal(r.outputText, "first second");
+      }
+      const firsts = results.map((r) => r.responsePerf[0]);
+      const spread = Math.max(...firsts) - Math.min(...firsts);
+      // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
+      assert.ok(spread < (streams - 1) * burnMs / 3, `first tokens stamped over ${spread} ms`);
+    } finally {
+      globalThis.fetch = realFetch;
+      t.close();
+      srv.close();
+    }
+  });
 
   Deno.test(
     name("SSE events are stamped per read, in order, after the server's delays"),
