@@ -51,6 +51,14 @@ function startsWithData(s: string, pos: number): boolean {
     s.charCodeAt(pos + 4) === 58 && s.charCodeAt(pos + 5) === SPACE;
 }
 
+/** Fields up to this long are copied when their event goes on in the next chunk. */
+const SHORT = 4096;
+
+/** A string that does not share the memory of the one it was sliced from. */
+function copyOf(s: string): string {
+  return (" " + s).slice(1);
+}
+
 /**
  * Where a trailing, incomplete UTF-8 sequence starts in `bytes` (its length when there is none),
  * so that each piece can be decoded on its own: a streaming TextDecoder costs more per stream.
@@ -194,7 +202,16 @@ export class SseParser {
       }
       pos = next;
     }
-    if (pos < n) this.#partial += pos === 0 ? s : s.slice(pos);
+    // What waits for the next chunk is kept as copies: a slice would keep this whole chunk's text
+    // alive until then, through the young collections that run meanwhile. (A long data field is
+    // most of its chunk anyway, and copying it at every chunk would cost more than it saves.)
+    if (pos < n) this.#partial += pos === 0 ? s : copyOf(s.slice(pos));
+    if (this.#event.length > 0) this.#event = copyOf(this.#event);
+    if (this.#id !== undefined) this.#id = copyOf(this.#id);
+    if (this.#comment !== undefined && this.#comment.length < SHORT) {
+      this.#comment = copyOf(this.#comment);
+    }
+    if (this.#hasData && this.#data.length < SHORT) this.#data = copyOf(this.#data);
   }
 
   /** No line or field of an event is pending: the next line starts an event. */
