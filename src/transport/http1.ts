@@ -552,10 +552,35 @@ class Deadlines {
 }
 
 /**
+ * The requests in flight under one caller's signal, and the signal's one listener: a signal is
+ * usually a slot's, used by request after request, and adding and removing a listener per request
+ * cost more (and made garbage) than the request's own cancellation.
+ */
+class SignalWatch {
+  readonly requests = new Set<Cancellation>();
+  #signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    signal.addEventListener("abort", this, { once: true });
+  }
+
+  /** The signal aborted (this object is the listener): every request under it is cancelled. */
+  handleEvent(): void {
+    for (const c of this.requests) c.cancel(this.#signal.reason);
+    this.requests.clear();
+  }
+}
+
+/** The watch of each caller's signal, made on its first request. */
+const watches = new WeakMap<AbortSignal, SignalWatch>();
+
+/**
  * One request's cancellation by its timeout or the caller's signal: closing the request's
  * connection is how a pending read is interrupted, and a connect under way fails. Built without
- * an AbortController or closures (the object is its own abort listener, its deadline is checked
- * with all others): thousands of streams are in flight at once, each holding one.
+ * an AbortController or closures (the caller's signal is watched once for all the requests under
+ * it, the deadline is checked with all others): thousands of streams are in flight at once, each
+ * holding one.
  */
 class Cancellation {
   timedOut = false;
@@ -569,23 +594,22 @@ class Cancellation {
   /** Fails the connect under way. */
   failConnect: ((reason: unknown) => void) | null = null;
   #deadlines: Deadlines;
-  #external: AbortSignal | undefined;
+  #watch: SignalWatch | null = null;
 
   constructor(timeoutMs: number, external: AbortSignal | undefined, deadlines: Deadlines) {
     this.timeoutMs = timeoutMs;
-    this.#external = external;
     this.#deadlines = deadlines;
     // No limit at all means no deadline.
     if (Number.isFinite(timeoutMs) && timeoutMs > 0) deadlines.add(this, timeoutMs);
     if (external) {
       if (external.aborted) this.cancel(external.reason);
-      else external.addEventListener("abort", this);
+      else {
+        let watch = watches.get(external);
+        if (watch === undefined) watches.set(external, watch = new SignalWatch(external));
+        watch.requests.add(this);
+        this.#watch = watch;
+      }
     }
-  }
-
-  /** The caller's signal aborted (this object is the listener). */
-  handleEvent(): void {
-    this.cancel(this.#external!.reason);
   }
 
   cancel(reason: unknown): void {
@@ -596,10 +620,11 @@ class Cancellation {
     this.failConnect?.(reason);
   }
 
-  /** The request ended: its deadline and listener go. */
+  /** The request ended: its deadline and its place under the caller's signal go. */
   release(): void {
     this.#deadlines.delete(this);
-    this.#external?.removeEventListener("abort", this);
+    this.#watch?.requests.delete(this);
+    this.#watch = null;
   }
 }
 

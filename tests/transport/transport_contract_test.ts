@@ -514,6 +514,44 @@ for (const subject of subjects) {
     }
   });
 
+  Deno.test(
+    name("one signal under several requests cancels every one in flight, also after others ended"),
+    async () => {
+      const t = subject.make([]);
+      const slow = serve(() => sseResponse([chunk("a"), chunk("b"), DONE], [0, 3000, 0]));
+      const quick = serve(() => sseResponse([chunk("q"), DONE], [0, 0]));
+      // The fetch subject swaps the global fetch per request; requests in flight together
+      // restore it in any order.
+      const realFetch = globalThis.fetch;
+      try {
+        const ac = new AbortController();
+        // A request under the signal that ends before it aborts.
+        const before = await t.send(opts(quick.url, { signal: ac.signal }));
+        assert.equal(before.error, null);
+        assert.equal(before.outputText, "q");
+        const timer = setTimeout(() => ac.abort(), 150);
+        const started = performance.now();
+        const inFlight = await Promise.all(
+          [0, 1, 2].map(() => t.send(opts(slow.url, { signal: ac.signal }))),
+        );
+        clearTimeout(timer);
+        assert.ok(performance.now() - started < 2000);
+        for (const r of inFlight) {
+          assert.equal(r.cancelled, true);
+          assert.deepEqual(r.error, { code: 499, type: "Cancelled", message: "request cancelled" });
+          assert.equal(r.outputText, "a");
+        }
+        const after = await t.send(opts(quick.url, { signal: ac.signal }));
+        assert.equal(after.cancelled, true);
+      } finally {
+        globalThis.fetch = realFetch;
+        t.close();
+        await slow.close();
+        await quick.close();
+      }
+    },
+  );
+
   Deno.test(name("a refused connection is a ConnectionError"), async () => {
     const t = subject.make([]);
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
