@@ -59,7 +59,7 @@ export function indexOfQuoted(data: string, bare: string, from = 0): number {
 
 /**
  * A copy of `s` that does not keep alive the larger string it was sliced from (for a template
- * kept as long as its stream lasts).
+ * kept as long as its stream lasts, or text kept until the next read).
  */
 export function ownCopy(s: string): string {
   return (" " + s).slice(1);

@@ -11,6 +11,7 @@
  */
 
 import type { SseEvent } from "../endpoints/types.ts";
+import { ownCopy } from "../endpoints/chunk_template.ts";
 
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;
@@ -53,11 +54,6 @@ function startsWithData(s: string, pos: number): boolean {
 
 /** Fields up to this long are copied when their event goes on in the next chunk. */
 const SHORT = 4096;
-
-/** A string that does not share the memory of the one it was sliced from. */
-function copyOf(s: string): string {
-  return (" " + s).slice(1);
-}
 
 /**
  * Where a trailing, incomplete UTF-8 sequence starts in `bytes` (its length when there is none),
@@ -205,13 +201,13 @@ export class SseParser {
     // What waits for the next chunk is kept as copies: a slice would keep this whole chunk's text
     // alive until then, through the young collections that run meanwhile. (A long data field is
     // most of its chunk anyway, and copying it at every chunk would cost more than it saves.)
-    if (pos < n) this.#partial += pos === 0 ? s : copyOf(s.slice(pos));
-    if (this.#event.length > 0) this.#event = copyOf(this.#event);
-    if (this.#id !== undefined) this.#id = copyOf(this.#id);
+    if (pos < n) this.#partial += pos === 0 ? s : ownCopy(s.slice(pos));
+    if (this.#event.length > 0) this.#event = ownCopy(this.#event);
+    if (this.#id !== undefined) this.#id = ownCopy(this.#id);
     if (this.#comment !== undefined && this.#comment.length < SHORT) {
-      this.#comment = copyOf(this.#comment);
+      this.#comment = ownCopy(this.#comment);
     }
-    if (this.#hasData && this.#data.length < SHORT) this.#data = copyOf(this.#data);
+    if (this.#hasData && this.#data.length < SHORT) this.#data = ownCopy(this.#data);
   }
 
   /** No line or field of an event is pending: the next line starts an event. */
