@@ -9,6 +9,7 @@
 import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
 import type { RecordError, Usage } from "../load/record.ts";
 import { SseParser, type SseSink } from "./sse.ts";
+import { ownCopy } from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
 
 /** What to send and how to read the answer. */
@@ -432,7 +433,9 @@ export class TextCollector {
       this.#bytes = null;
       this.#length = 0;
     }
-    this.#parts.push(text);
+    // A slice of 13 characters or more shares its chunk's text (V8 copies shorter ones): kept
+    // for the whole stream, it would keep every chunk of the answer alive.
+    this.#parts.push(text.length < 13 ? text : ownCopy(text));
   }
 
   /** The text collected since the last call, which starts a new collection. */

@@ -340,3 +340,49 @@ Deno.test("responses parseText: text deltas after the first are read without par
     JSON.parse = parse;
   }
 });
+
+Deno.test("EventReader: text kept until the answer ends does not keep its chunks alive", async () => {
+  // In a process of its own with a forced collection: 400 streams, each read one chunk holding a
+  // 64 KiB event and a text piece that is not ASCII (kept as a string, not as bytes). As slices,
+  // the pieces would keep the 400 chunks' text alive (26 MB) for as long as the streams last.
+  const src = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  const code = `
+    import { emptyResult, EventReader } from ${src("../../src/transport/send.ts")};
+    import { SseParser } from ${src("../../src/transport/sse.ts")};
+    import { chatEndpoint } from ${src("../../src/endpoints/chat.ts")};
+    const event = (o) => "data: " + JSON.stringify(o) + "\\n\\n";
+    const chunk = new TextEncoder().encode(
+      event({ choices: [{ index: 0, delta: {} }], pad: "x".repeat(65536) }) +
+        event({ choices: [{ index: 0, delta: { content: "Grüße aus Köln, schön!" } }] }),
+    );
+    gc();
+    const before = Deno.memoryUsage().heapUsed;
+    const streams = [];
+    for (let i = 0; i < 400; i++) {
+      const r = emptyResult();
+      const events = new EventReader(r, { done: false, answered: false }, chatEndpoint);
+      new SseParser(events).push(chunk.slice());
+      streams.push([r, events]);
+    }
+    gc();
+    console.log(Deno.memoryUsage().heapUsed - before, streams.length, streams[0][0].responsePerf.length);
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const [grown, kept, responses] = new TextDecoder().decode(out.stdout).trim().split(" ").map(
+    Number,
+  );
+  assert.equal(kept, 400);
+  assert.equal(responses, 1);
+  assert.ok(grown < 4_000_000, `400 streams hold ${grown} bytes`);
+  // The text is whole when the answer ends.
+  const r = emptyResult();
+  const events = new EventReader(r, { done: false, answered: false }, chatEndpoint);
+  new SseParser(events).push(enc.encode(chunk({ content: "Grüße aus Köln, schön!" })));
+  events.finish();
+  assert.equal(r.outputText, "Grüße aus Köln, schön!");
+});
