@@ -215,8 +215,7 @@ class SseBody implements BodySink {
     this.parser = new SseParser(events);
   }
   stamp(): boolean {
-    this.events.at = performance.now();
-    return this.events.firstPending;
+    return this.events.stamp();
   }
   data(bytes: Uint8Array): boolean {
     this.parser.push(bytes);
@@ -278,12 +277,8 @@ class BodyReader {
         }
       }
       // Bytes that came with the headers arrived with them: stamp them now too.
-      if (sink.stamp()) {
-        // Until the first token, the read is parsed a turn later: reads of other streams that
-        // completed at the same moment (a burst of first tokens) are stamped first, not after
-        // this one's parsing. Their TTFTs would otherwise grow with their place in the burst.
-        await null;
-      }
+      // A read waits a turn before its parsing when the sink asks (EventReader.stamp).
+      if (sink.stamp()) await null;
       first = false;
       const content = this.#head.chunked ? this.#dechunk() : this.#plain(untilClose);
       if (content.length > 0 && !sink.data(content)) return false;

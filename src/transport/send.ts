@@ -359,10 +359,7 @@ async function readEvents(
       const { value, done } = await reader.read();
       if (done) break;
       // Stamp the chunk before parsing it: every event it completes arrived now.
-      events.at = performance.now();
-      // Until the first token, parse a turn later, so that other streams' chunks that arrived at
-      // the same moment are stamped first (see BodyReader.read in http1.ts).
-      if (events.firstPending) await null;
+      if (events.stamp()) await null;
       parser.push(value);
       if (events.stop) break;
     }
@@ -528,8 +525,15 @@ export class EventReader implements SseSink {
     this.onEvent({ event, data });
   }
 
-  /** No response (text or reasoning) has been read yet: the first token is still to come. */
-  get firstPending(): boolean {
+  /**
+   * Stamps the events of the read that just arrived with the time now. True until the answer's
+   * first response (text or reasoning): the caller then parses the read a turn later, so that the
+   * reads of other streams that arrived at the same moment (a burst of first tokens) are stamped
+   * first, not after this one's parsing; their TTFTs would otherwise grow with their place in the
+   * burst.
+   */
+  stamp(): boolean {
+    this.at = performance.now();
     return this.#r.responsePerf.length === 0 && !this.stop;
   }
 
