@@ -125,6 +125,7 @@ export const chatEndpoint: Endpoint = {
     const p = structuralChunk(data, state) ?? parseChunk(data);
     return textOnly(p) ? (p.text ?? "") : p;
   },
+  textTemplate: template,
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;

@@ -1,6 +1,7 @@
 /** What every endpoint module provides: where requests go and how answers are read. */
 
 import type { Usage } from "../load/record.ts";
+import type { ChunkTemplate } from "./chunk_template.ts";
 
 /** One Server-Sent Event, fields as the SSE spec defines them. */
 export interface SseEvent {
@@ -91,6 +92,13 @@ export interface Endpoint {
    * parseEvent". Optional: a shortcut for the events that come by the thousand.
    */
   parseText?(data: string, state: StreamState, event: string): string | Parsed | null;
+  /**
+   * The template the stream's untyped text chunks have been seen to match (one without a
+   * counter), for reading them where they lie in the read's text: a chunk made of its prefix,
+   * plain JSON text and its suffix has that text and nothing else, as `parseText` would read it.
+   * Optional, like `parseText`, and undefined until a template is known.
+   */
+  textTemplate?(state: StreamState): ChunkTemplate | undefined;
   /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */
   parseBody?(text: string): Parsed;
   /** URL path used when streaming, when it differs from `path` (TGI's `/generate_stream`). */

@@ -9,7 +9,7 @@
 import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
 import type { RecordError, Usage } from "../load/record.ts";
 import { SseParser, type SseSink } from "./sse.ts";
-import { ownCopy } from "../endpoints/chunk_template.ts";
+import { endsMatch, ownCopy, plainJsonChar, plainJsonText } from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
 
 /** What to send and how to read the answer. */
@@ -179,12 +179,17 @@ function addResponse(
     else r.outputText += text;
   }
   if (hasReasoning) r.reasoningText += reasoning;
-  if (!hasText && r.responseReasoning === null) {
+  stampResponse(r, at, !hasText);
+}
+
+/** Records that a response arrived at `at`, carrying reasoning only or text. */
+function stampResponse(r: SendResult, at: number, reasoningOnly: boolean): void {
+  if (reasoningOnly && r.responseReasoning === null) {
     // The first reasoning-only response: every earlier one carried text.
     r.responseReasoning = new Array<boolean>(r.responsePerf.length).fill(false);
   }
   r.responsePerf.push(at);
-  r.responseReasoning?.push(!hasText);
+  r.responseReasoning?.push(reasoningOnly);
 }
 
 /**
@@ -407,14 +412,7 @@ export class TextCollector {
   add(text: string): void {
     if (this.#parts === null) {
       const at = this.#length;
-      let bytes = this.#bytes;
-      if (bytes === null || at + text.length > bytes.length) {
-        const grown = new Uint8Array(
-          Math.max(bytes === null ? 64 : bytes.length * 2, at + text.length),
-        );
-        if (bytes !== null) grown.set(bytes.subarray(0, at));
-        this.#bytes = bytes = grown;
-      }
+      const bytes = this.#room(text.length);
       let i = 0;
       for (; i < text.length; i++) {
         const c = text.charCodeAt(i);
@@ -433,6 +431,45 @@ export class TextCollector {
     // A slice of 13 characters or more shares its chunk's text (V8 copies shorter ones): kept
     // for the whole stream, it would keep every chunk of the answer alive.
     this.#parts.push(text.length < 13 ? text : ownCopy(text));
+  }
+
+  /**
+   * Adds `s.slice(from, to)`, read where it lies, when it is plain JSON text (no quote,
+   * backslash or control character); returns false, adding nothing, when it is not.
+   */
+  addPlain(s: string, from: number, to: number): boolean {
+    if (this.#parts === null) {
+      const at = this.#length;
+      const bytes = this.#room(to - from);
+      let i = from;
+      for (let j = at; i < to; i++, j++) {
+        const c = s.charCodeAt(i);
+        if (c >= 128) break;
+        if (!plainJsonChar(c)) return false;
+        bytes[j] = c;
+      }
+      if (i === to) {
+        this.#length = at + (to - from);
+        return true;
+      }
+    }
+    // Not ASCII: added as a string. (Bytes written past the collected length above are unused.)
+    const text = s.slice(from, to);
+    if (!plainJsonText(text)) return false;
+    this.add(text);
+    return true;
+  }
+
+  /** The byte buffer, with room for `n` more bytes after what it holds. */
+  #room(n: number): Uint8Array {
+    const at = this.#length;
+    let bytes = this.#bytes;
+    if (bytes === null || at + n > bytes.length) {
+      const grown = new Uint8Array(Math.max(bytes === null ? 64 : bytes.length * 2, at + n));
+      if (bytes !== null) grown.set(bytes.subarray(0, at));
+      this.#bytes = bytes = grown;
+    }
+    return bytes;
   }
 
   /** The text collected since the last call, which starts a new collection. */
@@ -495,6 +532,24 @@ export class EventReader implements SseSink {
       return;
     }
     if (p !== null && !apply(r, p, this.at, this.#state, this.#texts)) this.stop = true;
+  }
+
+  /**
+   * Reads the commonest event, one untyped `data:` line, where it lies in the read's text when
+   * it matches the stream's text template: its text goes from there into the answer, with no
+   * string made of the event or of its text. False for anything else, read by `onTyped`.
+   */
+  onData(s: string, from: number, to: number): boolean {
+    if (this.stop) return true;
+    const t = this.#endpoint.textTemplate?.(this.#streamState);
+    if (t === undefined || !endsMatch(s, from, to, t)) return false;
+    const start = from + t.prefix.length;
+    const end = to - t.suffix.length;
+    // No text: no response, as when `parseText` reads "".
+    if (start === end) return true;
+    if (!this.#texts.addPlain(s, start, end)) return false;
+    stampResponse(this.#r, this.at, false);
+    return true;
   }
 
   /**

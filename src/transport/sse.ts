@@ -25,6 +25,12 @@ export interface SseSink {
    * `event:` line or none (`event` is then ""), and nothing else (no id or comment).
    */
   onTyped(event: string, data: string): void;
+  /**
+   * Optional, tried first for the commonest event, one untyped `data:` line: its data is
+   * `text.slice(from, to)`, offered in place so that a sink that reads it there makes no string
+   * of it. Returns false to have it delivered by `onTyped` instead.
+   */
+  onData?(text: string, from: number, to: number): boolean;
 }
 
 /**
@@ -160,7 +166,10 @@ export class SseParser {
       // the same after an `event:` line (typed streams: Anthropic, Responses).
       if (lf !== -1 && this.#betweenEvents()) {
         if (s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) && startsWithData(s, pos)) {
-          this.#sink.onTyped("", s.slice(pos + 6, lf));
+          const sink = this.#sink;
+          if (sink.onData === undefined || !sink.onData(s, pos + 6, lf)) {
+            sink.onTyped("", s.slice(pos + 6, lf));
+          }
           pos = lf + 2;
           continue;
         }

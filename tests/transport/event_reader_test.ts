@@ -80,6 +80,45 @@ Deno.test("EventReader: the single-line data shortcut reads chat streams as the 
   assert.equal(read(streams[0], true, 1 << 16).r.outputText, " the of");
 });
 
+Deno.test("EventReader: chunks that match the stream's template are read in place, as the general path reads them", () => {
+  const raw = (content: string) => chunk({ content: "@" }).replace('"@"', `"${content}"`);
+  const streams = [
+    // ASCII, then text that is not (the collector switches to strings), then ASCII again.
+    chunk({ content: "a" }) + chunk({ content: " b" }) + chunk({ content: "é" }) +
+    chunk({ content: " c" }) + chunk({ content: "中文 text that is long enough" }) +
+    chunk({ content: "" }) + chunk({ content: "d" }) + "data: [DONE]\n\n",
+    // Between the template's ends: escapes, a raw tab, a quote that changes the JSON's shape.
+    chunk({ content: "a" }) + chunk({ content: 'b"c' }) + raw("tab\there") + raw("x\\y") +
+    raw('q","role":"user') + raw("é\tx") + chunk({ content: "z" }) + "data: [DONE]\n\n",
+    // Ends that match a different chunk only in part.
+    chunk({ content: "a" }) + chunk({ content: "b" }, { id: "chatcmpl-2" }) +
+    chunk({ content: "c" }, {
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    }) +
+    chunk({ content: "d" }) + "data: [DONE]\n\n",
+  ];
+  assertShortcutAgrees(streams);
+
+  // Once the template is known, text chunks no longer reach parseText.
+  let calls = 0;
+  const counted: Endpoint = {
+    ...chatEndpoint,
+    parseText(data, state, event) {
+      calls++;
+      return chatEndpoint.parseText!(data, state, event);
+    },
+  };
+  const words = Array.from({ length: 50 }, (_, i) => ` w${i}`);
+  const text = chunk({ role: "assistant", content: "" }) +
+    words.map((w) => chunk({ content: w })).join("") +
+    chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) + "data: [DONE]\n\n";
+  const { r } = read(text, true, 1 << 16, counted);
+  assert.equal(r.outputText, words.join(""));
+  assert.equal(r.responsePerf.length, 50);
+  // The role chunk, the first text chunk (another shape), the finish chunk and the end marker.
+  assert.equal(calls, 4);
+});
+
 const cmpl = (text: unknown, extra: Record<string, unknown> = {}) =>
   `data: ${
     JSON.stringify({

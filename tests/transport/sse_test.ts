@@ -266,6 +266,31 @@ Deno.test("SseParser: single-line events read at once agree with the line-by-lin
   }
 });
 
+Deno.test("SseParser: a sink's onData is offered the lone data lines in place, and may decline them", () => {
+  const offered: string[] = [];
+  const typed: string[] = [];
+  const other: SseEvent[] = [];
+  const parser = new SseParser({
+    onEvent: (e) => other.push(e),
+    onTyped: (event, data) => typed.push(`${event}|${data}`),
+    onData(text, from, to) {
+      const data = text.slice(from, to);
+      offered.push(data);
+      // Takes the events whose data starts with "t", declines the rest.
+      return data.startsWith("t");
+    },
+  });
+  parser.push(
+    "data: take\n\ndata: leave\n\nevent: x\ndata: typed\n\nid: 1\ndata: with id\n\n" +
+      "data: two\ndata: lines\n\ndata: take too\r\n\r\n",
+  );
+  parser.end();
+  // Only `data: …` + blank line (line feeds only) is offered; the declined one reaches onTyped.
+  assert.deepEqual(offered, ["take", "leave"]);
+  assert.deepEqual(typed, ["|leave", "x|typed"]);
+  assert.deepEqual(other.map((e) => e.data), ["with id", "two\nlines", "take too"]);
+});
+
 Deno.test("SseParser: what waits for the next chunk does not keep the chunk alive", async () => {
   // Measured in a process of its own with a forced collection: 400 streams, each left, after a
   // 64 KiB event, with the start of a line, or with an event's type and id whose data is still to
