@@ -5,7 +5,7 @@
  * the same mock.
  *
  *   deno run -A bench/transport_cpu.ts [--requests 50000] [--concurrency 64] [--tokens 16]
- *     [--ttft-ms 0] [--itl-ms 0]
+ *     [--ttft-ms 0] [--itl-ms 0] [--endpoint chat|completions]
  *
  * Prints one JSON line: {"requests","events","errors","seconds","cpuUsPerRequest"}.
  */
@@ -14,6 +14,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { createHttp1Transport } from "../src/transport/http1.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
+import { completionsEndpoint } from "../src/endpoints/completions.ts";
 import { startMockProcess } from "./mock_process.ts";
 
 const { values } = parseArgs({
@@ -23,10 +24,16 @@ const { values } = parseArgs({
     tokens: { type: "string", default: "16" },
     "ttft-ms": { type: "string", default: "0" },
     "itl-ms": { type: "string", default: "0" },
+    endpoint: { type: "string", default: "chat" },
   },
 });
 const total = Number(values.requests);
 const concurrency = Number(values.concurrency);
+
+if (values.endpoint !== "chat" && values.endpoint !== "completions") {
+  console.error(`--endpoint: expected chat or completions, got ${values.endpoint}`);
+  Deno.exit(2);
+}
 
 const mock = await startMockProcess([
   "--ttft-ms",
@@ -34,10 +41,14 @@ const mock = await startMockProcess([
   "--itl-ms",
   values["itl-ms"]!,
 ]);
-const url = `${mock.url}/v1/chat/completions`;
+const chat = values.endpoint !== "completions";
+const endpoint = chat ? chatEndpoint : completionsEndpoint;
+const url = `${mock.url}${endpoint.path}`;
 const body = new TextEncoder().encode(JSON.stringify({
   model: "mock",
-  messages: [{ role: "user", content: "Tell me a story." }],
+  ...(chat
+    ? { messages: [{ role: "user", content: "Tell me a story." }] }
+    : { prompt: "Tell me a story." }),
   max_tokens: Number(values.tokens),
   stream: true,
   stream_options: { include_usage: true },
@@ -55,7 +66,7 @@ async function slot(): Promise<void> {
       headers: { "content-type": "application/json", "x-request-id": crypto.randomUUID() },
       body,
       streaming: true,
-      endpoint: chatEndpoint,
+      endpoint,
       timeoutMs: 60_000,
     });
     if (r.error) errors++;

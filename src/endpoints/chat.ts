@@ -173,6 +173,7 @@ function structuralChunk(data: string, state?: StreamState): Parsed | null {
     state.chatChunk = {
       prefix: ownCopy(data.slice(0, simple.start)),
       suffix: ownCopy(data.slice(simple.end)),
+      reads: 0,
     } satisfies ChunkTemplate;
   }
   return simple.text === "" ? {} : { text: simple.text };

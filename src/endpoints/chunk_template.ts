@@ -16,6 +16,8 @@ export interface ChunkTemplate {
    * prefix or suffix up to the counter's digits is `prefix` or `suffix`, the rest is here.
    */
   counter?: { inPrefix: boolean; rest: string };
+  /** Chunks read by this template: one replaced before reading any was a wrong guess. */
+  reads: number;
 }
 
 const QUOTE = 34;
@@ -182,18 +184,20 @@ export function probeTemplate(
       p.error !== undefined || p.done !== undefined || p.answered !== undefined
     ) return null;
   }
-  if (from === -1) return { prefix: ownCopy(prefix), suffix: ownCopy(suffix) };
+  if (from === -1) return { prefix: ownCopy(prefix), suffix: ownCopy(suffix), reads: 0 };
   if (from < start) {
     return {
       prefix: ownCopy(data.slice(0, from)),
       suffix: ownCopy(suffix),
       counter: { inPrefix: true, rest: ownCopy(data.slice(to, start)) },
+      reads: 0,
     };
   }
   return {
     prefix: ownCopy(prefix),
     suffix: ownCopy(data.slice(end, from)),
     counter: { inPrefix: false, rest: ownCopy(data.slice(to)) },
+    reads: 0,
   };
 }
 
@@ -211,16 +215,23 @@ const MAX_PROBE_FAILURES = 3;
 export class TemplateSlot {
   #template: ChunkTemplate | undefined;
   #failures = 0;
-  /** Chunks read by the current template. */
-  #hits = 0;
   /** The SSE event type the template was made for ("" for untyped events). */
   #event = "";
 
   /** The text of `data` by the template of events of type `event`; null when it does not match. */
   text(data: string, event = ""): string | null {
     const text = event === this.#event ? textByTemplate(data, this.#template) : null;
-    if (text !== null) this.#hits++;
+    if (text !== null) this.#template!.reads++;
     return text;
+  }
+
+  /**
+   * The template of untyped events when it has no counter, for reading chunks in place
+   * (`Endpoint.textTemplate`); the reader counts the chunks it reads with it in `reads`.
+   */
+  plain(): ChunkTemplate | undefined {
+    const t = this.#template;
+    return this.#event === "" && t !== undefined && t.counter === undefined ? t : undefined;
   }
 
   /**
@@ -237,7 +248,7 @@ export class TemplateSlot {
   ): void {
     if (this.#failures >= MAX_PROBE_FAILURES) return;
     // A template that no chunk matched was a failure too.
-    if (this.#template !== undefined && this.#hits === 0) this.#failures++;
+    if (this.#template !== undefined && this.#template.reads === 0) this.#failures++;
     const t = probeTemplate(data, key, read, counterKey);
     if (t === null) {
       this.#failures++;
@@ -245,6 +256,5 @@ export class TemplateSlot {
     }
     this.#template = t;
     this.#event = event;
-    this.#hits = 0;
   }
 }

@@ -546,8 +546,12 @@ export class EventReader implements SseSink {
     const start = from + t.prefix.length;
     const end = to - t.suffix.length;
     // No text: no response, as when `parseText` reads "".
-    if (start === end) return true;
+    if (start === end) {
+      t.reads++;
+      return true;
+    }
     if (!this.#texts.addPlain(s, start, end)) return false;
+    t.reads++;
     stampResponse(this.#r, this.at, false);
     return true;
   }

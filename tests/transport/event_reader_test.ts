@@ -148,6 +148,27 @@ Deno.test("EventReader: the shortcut reads completions streams as the general pa
   ];
   assertShortcutAgrees(streams, completionsEndpoint);
   assert.equal(read(streams[0], true, 1 << 16, completionsEndpoint).r.outputText, " the of and");
+
+  // Once the template is known, text chunks are read in place, without parseText.
+  let calls = 0;
+  const counted: Endpoint = {
+    ...completionsEndpoint,
+    parseText(data, state, event) {
+      calls++;
+      return completionsEndpoint.parseText!(data, state, event);
+    },
+  };
+  const words = Array.from({ length: 30 }, (_, i) => ` w${i}`);
+  const { r } = read(
+    words.map((w) => cmpl(w)).join("") + "data: [DONE]\n\n",
+    true,
+    1 << 16,
+    counted,
+  );
+  assert.equal(r.outputText, words.join(""));
+  assert.equal(r.responsePerf.length, 30);
+  // The first chunk (which gives the template) and the end marker.
+  assert.equal(calls, 2);
 });
 
 Deno.test("probeTemplate: only a chunk whose text string is the answer's text gets a template", () => {
@@ -260,6 +281,23 @@ Deno.test("TemplateSlot: chunks that never repeat their shape stop being learnt 
   const chunk = (t: string) => JSON.stringify({ id: "c", choices: [{ text: t }] });
   steady.learn(chunk("a"), '"text":"', read);
   for (const t of ["b", "c d", "e"]) assert.equal(steady.text(chunk(t)), t);
+});
+
+Deno.test("TemplateSlot: a template that read chunks in place was no failure", () => {
+  const read = (d: string) => completionsEndpoint.parseResponse(JSON.parse(d));
+  const chunk = (id: number, t: string) => JSON.stringify({ id, choices: [{ text: t }] });
+  const learnt = (slot: TemplateSlot) => slot.plain()?.prefix;
+  // Each template reads one chunk in place (as EventReader counts it), then the shape changes.
+  const slot = new TemplateSlot();
+  for (let id = 0; id < 6; id++) {
+    slot.learn(chunk(id, "a"), '"text":"', read);
+    assert.equal(learnt(slot), `{"id":${id},"choices":[{"text":"`, `template ${id}`);
+    slot.plain()!.reads++;
+  }
+  // Templates that read nothing are wrong guesses: learning stops after a few.
+  const idle = new TemplateSlot();
+  for (let id = 0; id < 6; id++) idle.learn(chunk(id, "a"), '"text":"', read);
+  assert.equal(learnt(idle), `{"id":3,"choices":[{"text":"`);
 });
 
 /** A Responses API event, its fields in the order given. */
