@@ -88,7 +88,7 @@ export function textByTemplate(data: string, t: ChunkTemplate | undefined): stri
  * without a counter). Slicing and comparing with `===` is several times cheaper than
  * startsWith in V8.
  */
-export function endsMatch(s: string, from: number, to: number, t: ChunkTemplate): boolean {
+function endsMatch(s: string, from: number, to: number, t: ChunkTemplate): boolean {
   const start = from + t.prefix.length;
   const cut = to - t.suffix.length;
   return cut >= start && s.slice(from, start) === t.prefix && s.slice(cut, to) === t.suffix;

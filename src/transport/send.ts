@@ -9,7 +9,12 @@
 import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
 import type { RecordError, Usage } from "../load/record.ts";
 import { SseParser, type SseSink } from "./sse.ts";
-import { endsMatch, ownCopy, plainJsonChar, plainJsonText } from "../endpoints/chunk_template.ts";
+import {
+  type ChunkTemplate,
+  ownCopy,
+  plainJsonChar,
+  plainJsonText,
+} from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
 
 /** What to send and how to read the answer. */
@@ -500,6 +505,10 @@ export class EventReader implements SseSink {
   #streamState: StreamState = {};
   /** Output text pieces: one flat string at the end costs less than a string grown per event. */
   #texts = new TextCollector();
+  /** The template `#joint` and `#last` were made for: its suffix, a blank line, `data: ` and its prefix; its suffix and a blank line. */
+  #runTemplate: ChunkTemplate | undefined = undefined;
+  #joint = "";
+  #last = "";
   #r: SendResult;
   #state: ReadState;
   #endpoint: Endpoint;
@@ -535,25 +544,43 @@ export class EventReader implements SseSink {
   }
 
   /**
-   * Reads the commonest event, one untyped `data:` line, where it lies in the read's text when
-   * it matches the stream's text template: its text goes from there into the answer, with no
-   * string made of the event or of its text. False for anything else, read by `onTyped`.
+   * Reads a run of the commonest events where they lie in the read's text: untyped `data:` lines
+   * that match the stream's text template (`Endpoint.textTemplate`), each with plain JSON text.
+   * No string is made of an event or of its text, and from one event's text to the next, the
+   * template's suffix, the blank line and the next prefix are compared as one string. Stops at
+   * the first event it cannot read this way (or a partial one), which the parser reads as usual.
    */
-  onData(s: string, from: number, to: number): boolean {
-    if (this.stop) return true;
+  readRun(s: string, at: number): number {
+    if (this.stop) return at;
     const t = this.#endpoint.textTemplate?.(this.#streamState);
-    if (t === undefined || !endsMatch(s, from, to, t)) return false;
-    const start = from + t.prefix.length;
-    const end = to - t.suffix.length;
-    // No text: no response, as when `parseText` reads "".
-    if (start === end) {
-      t.reads++;
-      return true;
+    if (t === undefined) return at;
+    const prefix = t.prefix;
+    let start = at + 6 + prefix.length;
+    if (s.slice(at + 6, start) !== prefix) return at;
+    if (this.#runTemplate !== t) {
+      this.#runTemplate = t;
+      this.#joint = ownCopy(t.suffix + "\n\ndata: " + prefix);
+      this.#last = ownCopy(t.suffix + "\n\n");
     }
-    if (!this.#texts.addPlain(s, start, end)) return false;
-    t.reads++;
-    stampResponse(this.#r, this.at, false);
-    return true;
+    const joint = this.#joint;
+    const last = this.#last;
+    let done = at;
+    for (;;) {
+      // Plain text holds no quote: the first one closes it.
+      const end = s.indexOf('"', start);
+      if (end === -1) return done;
+      const more = s.slice(end, end + joint.length) === joint;
+      if (!more && s.slice(end, end + last.length) !== last) return done;
+      // No text: no response, as when `parseText` reads "".
+      if (end > start) {
+        if (!this.#texts.addPlain(s, start, end)) return done;
+        stampResponse(this.#r, this.at, false);
+      }
+      t.reads++;
+      done = end + last.length;
+      if (!more) return done;
+      start = end + joint.length;
+    }
   }
 
   /**

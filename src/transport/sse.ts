@@ -26,11 +26,13 @@ export interface SseSink {
    */
   onTyped(event: string, data: string): void;
   /**
-   * Optional, tried first for the commonest event, one untyped `data:` line: its data is
-   * `text.slice(from, to)`, offered in place so that a sink that reads it there makes no string
-   * of it. Returns false to have it delivered by `onTyped` instead.
+   * Optional: reads events where they lie in the chunk's text, without the parser. Called
+   * between events, with `at` the start of a `data: ` line of `text`; reads as many events as it
+   * can from there, each one untyped `data:` line and a blank line (`\n` line ends), and
+   * returns where it stopped: the start of the next event, or `at` when it read none. The parser
+   * reads what follows as usual.
    */
-  onData?(text: string, from: number, to: number): boolean;
+  readRun?(text: string, at: number): number;
 }
 
 /**
@@ -159,24 +161,26 @@ export class SseParser {
     // Most streams use `\n` only: look for `\r` once and again only after passing it. (`includes`
     // first: V8's indexOf that finds nothing in a long string costs about 2 ns a character.)
     let cr = s.includes("\r") ? s.indexOf("\r", pos) : -1;
+    const sink = this.#sink;
     while (pos < n) {
+      if (sink.readRun !== undefined && startsWithData(s, pos) && this.#betweenEvents()) {
+        pos = sink.readRun(s, pos);
+        if (pos >= n) break;
+      }
       if (cr !== -1 && cr < pos) cr = s.indexOf("\r", pos);
       const lf = s.indexOf("\n", pos);
       // Between events, the common ones are read at once: `data: …` alone and a blank line, or
       // the same after an `event:` line (typed streams: Anthropic, Responses).
       if (lf !== -1 && this.#betweenEvents()) {
         if (s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) && startsWithData(s, pos)) {
-          const sink = this.#sink;
-          if (sink.onData === undefined || !sink.onData(s, pos + 6, lf)) {
-            sink.onTyped("", s.slice(pos + 6, lf));
-          }
+          sink.onTyped("", s.slice(pos + 6, lf));
           pos = lf + 2;
           continue;
         }
         if (startsWithEvent(s, pos) && startsWithData(s, lf + 1)) {
           const lf2 = s.indexOf("\n", lf + 1);
           if (lf2 !== -1 && s.charCodeAt(lf2 + 1) === LF && (cr === -1 || cr > lf2)) {
-            this.#sink.onTyped(s.slice(pos + 7, lf), s.slice(lf + 7, lf2));
+            sink.onTyped(s.slice(pos + 7, lf), s.slice(lf + 7, lf2));
             pos = lf2 + 2;
             continue;
           }

@@ -96,6 +96,18 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
       usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
     }) +
     chunk({ content: "d" }) + "data: [DONE]\n\n",
+    // A prefix of the template's length that says something else (a refusal is not text).
+    chunk({ content: "a" }) + chunk({ content: "b" }) + chunk({ refusal: "no" }) +
+    chunk({ content: "c" }) + ": ping\n\n" + chunk({ refusal: "no" }) + "data: [DONE]\n\n",
+    // Runs broken by a comment, a typed event, an event of two data lines, CRLF line ends.
+    chunk({ content: "a" }) + chunk({ content: "b" }) + ": ping\n\n" + chunk({ content: "c" }) +
+    "event: x\n" + chunk({ content: "d" }) + chunk({ content: "e" }) +
+    chunk({ content: "f" }).replace("\n\n", "\ndata: \n\n") + chunk({ content: "g" }) +
+    chunk({ content: "h" }).replace("\n\n", "\r\n\r\n") + chunk({ content: "i" }) +
+    "data: [DONE]\n\n",
+    // A whole stream with CRLF line ends.
+    (chunk({ content: "a" }) + chunk({ content: "b" }) + chunk({ content: "c" }) +
+      "data: [DONE]\n\n").replaceAll("\n", "\r\n"),
   ];
   assertShortcutAgrees(streams);
 

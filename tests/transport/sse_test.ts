@@ -266,29 +266,36 @@ Deno.test("SseParser: single-line events read at once agree with the line-by-lin
   }
 });
 
-Deno.test("SseParser: a sink's onData is offered the lone data lines in place, and may decline them", () => {
-  const offered: string[] = [];
+Deno.test("SseParser: a sink's readRun reads lone data events in place, up to where it stops", () => {
+  const runs: string[] = [];
   const typed: string[] = [];
   const other: SseEvent[] = [];
   const parser = new SseParser({
     onEvent: (e) => other.push(e),
     onTyped: (event, data) => typed.push(`${event}|${data}`),
-    onData(text, from, to) {
-      const data = text.slice(from, to);
-      offered.push(data);
-      // Takes the events whose data starts with "t", declines the rest.
-      return data.startsWith("t");
+    readRun(text, at) {
+      // Reads events whose data starts with "t", as many as follow each other.
+      let pos = at;
+      while (text.startsWith("data: t", pos)) {
+        const end = text.indexOf("\n", pos);
+        if (end === -1 || text[end + 1] !== "\n" || text.slice(pos, end).includes("\r")) break;
+        runs.push(text.slice(pos + 6, end));
+        pos = end + 2;
+      }
+      return pos;
     },
   });
   parser.push(
-    "data: take\n\ndata: leave\n\nevent: x\ndata: typed\n\nid: 1\ndata: with id\n\n" +
-      "data: two\ndata: lines\n\ndata: take too\r\n\r\n",
+    "data: take\n\ndata: two\n\ndata: leave\n\ndata: then\n\nevent: x\ndata: typed\n\n" +
+      "id: 1\ndata: t with id\n\ndata: t\r\n\r\ndata: t2\n\ndata: t, cut",
   );
+  parser.push(" here\n\n");
   parser.end();
-  // Only `data: …` + blank line (line feeds only) is offered; the declined one reaches onTyped.
-  assert.deepEqual(offered, ["take", "leave"]);
+  // Offered at the start of every `data: ` line between events (not inside one, nor for the
+  // rest of a line cut by the chunk's end); what it leaves, the parser reads.
+  assert.deepEqual(runs, ["take", "two", "then", "t2"]);
   assert.deepEqual(typed, ["|leave", "x|typed"]);
-  assert.deepEqual(other.map((e) => e.data), ["with id", "two\nlines", "take too"]);
+  assert.deepEqual(other.map((e) => e.data), ["t with id", "t", "t, cut here"]);
 });
 
 Deno.test("SseParser: what waits for the next chunk does not keep the chunk alive", async () => {
