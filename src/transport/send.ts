@@ -430,6 +430,7 @@ export class TextCollector {
       }
       // Not ASCII: what was collected becomes the first part, the rest stays text.
       this.#parts = at > 0 ? [ascii.decode(bytes.subarray(0, at))] : [];
+      spareBuffer(bytes);
       this.#bytes = null;
       this.#length = 0;
     }
@@ -469,9 +470,11 @@ export class TextCollector {
   #room(n: number): Uint8Array {
     const at = this.#length;
     let bytes = this.#bytes;
-    if (bytes === null || at + n > bytes.length) {
-      const grown = new Uint8Array(Math.max(bytes === null ? 64 : bytes.length * 2, at + n));
-      if (bytes !== null) grown.set(bytes.subarray(0, at));
+    if (bytes === null) this.#bytes = bytes = spare.pop() ?? new Uint8Array(FIRST_BUFFER);
+    if (at + n > bytes.length) {
+      const grown = new Uint8Array(Math.max(bytes.length * 2, at + n));
+      grown.set(bytes.subarray(0, at));
+      spareBuffer(bytes);
       this.#bytes = bytes = grown;
     }
     return bytes;
@@ -481,12 +484,30 @@ export class TextCollector {
   take(): string {
     let text = "";
     if (this.#parts !== null) text = this.#parts.join("");
-    else if (this.#bytes !== null) text = ascii.decode(this.#bytes.subarray(0, this.#length));
+    else if (this.#bytes !== null) {
+      text = ascii.decode(this.#bytes.subarray(0, this.#length));
+      spareBuffer(this.#bytes);
+    }
     this.#bytes = null;
     this.#length = 0;
     this.#parts = null;
     return text;
   }
+}
+
+/**
+ * Byte buffers that answers' text was collected in, for the next answers: each new buffer is an
+ * allocation outside the heap, several per answer as it grows, that the collector has to track.
+ * Bounded in number and in size; the one taken is the last given back, sized for a recent answer.
+ */
+const spare: Uint8Array[] = [];
+const MAX_SPARE = 256;
+const MAX_SPARE_BYTES = 64 * 1024;
+const FIRST_BUFFER = 256;
+
+/** Gives a buffer no longer used back for reuse (or to the collector). */
+function spareBuffer(bytes: Uint8Array): void {
+  if (spare.length < MAX_SPARE && bytes.length <= MAX_SPARE_BYTES) spare.push(bytes);
 }
 
 /** Decodes the collector's bytes, which are all ASCII, without a UTF-8 check. */

@@ -490,3 +490,30 @@ Deno.test("TextCollector: pieces come back joined, whatever characters they hold
   for (const piece of long) c.add(piece);
   assert.equal(c.take(), long.join(""));
 });
+
+Deno.test("TextCollector: answers collected side by side keep their own text as buffers are reused", () => {
+  const a = new TextCollector();
+  const b = new TextCollector();
+  const c = new TextCollector();
+  a.add("hello");
+  b.add("world");
+  assert.equal(a.take(), "hello");
+  // `c` may now write where `a` did: `b` is not disturbed, and no byte of "hello" shows.
+  c.add("xy");
+  b.add("!");
+  assert.equal(b.take(), "world!");
+  assert.equal(c.take(), "xy");
+  // A buffer outgrown mid-answer is free for others while the answer goes on in a bigger one.
+  const long = "0123456789".repeat(100);
+  a.add(long.slice(0, 200));
+  a.add(long.slice(200));
+  b.add("short");
+  a.add("|end");
+  assert.equal(b.take(), "short");
+  assert.equal(a.take(), long + "|end");
+  // Text read in place, plain or not, after the buffers changed hands.
+  c.add("é");
+  assert.equal(c.addPlain('say "hi"', 0, 8), false);
+  assert.equal(c.addPlain("x tail y", 1, 6), true);
+  assert.equal(c.take(), "é tail");
+});
