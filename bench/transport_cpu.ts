@@ -13,6 +13,7 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { createHttp1Transport } from "../src/transport/http1.ts";
+import { recycleResult } from "../src/transport/send.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../src/endpoints/completions.ts";
 import { startMockProcess } from "./mock_process.ts";
@@ -71,6 +72,7 @@ async function slot(): Promise<void> {
     });
     if (r.error) errors++;
     events += r.responsePerf.length;
+    recycleResult(r);
   }
 }
 

@@ -7,6 +7,7 @@
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
 import { createTransport } from "../transport/select.ts";
+import { recycleResult } from "../transport/send.ts";
 import { hash32 } from "../dataset/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
@@ -74,6 +75,11 @@ export async function runSlots(opts: {
   control: Int32Array;
   inFlight: InFlight;
   sink: RecordSink;
+  /**
+   * The sink copies what it keeps of a record before returning: the memory of the record's
+   * response times then serves the next requests.
+   */
+  sinkCopies?: boolean;
 }): Promise<void> {
   const { plan, control } = opts;
   // This Worker's own in-flight counter, for the live API's per-Worker view.
@@ -188,6 +194,7 @@ export async function runSlots(opts: {
         error: result.error,
         cancelled: result.cancelled,
       });
+      if (opts.sinkCopies) recycleResult(result);
       answers?.push(result.outputText);
       // A failed turn ends its conversation: later turns would build on an answer that never came.
       if (result.error) break;

@@ -60,6 +60,8 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         control: control!,
         inFlight,
         sink,
+        // The packer copies each record into its batch.
+        sinkCopies: true,
       });
       flush();
       post({ type: "done", workerId });

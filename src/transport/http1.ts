@@ -20,6 +20,7 @@ import {
   finishAnswer,
   httpError,
   type ReadState,
+  sealResult,
   type SendOptions,
   type SendResult,
   streamEnded,
@@ -838,7 +839,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     } finally {
       cancel.release();
     }
-    return r;
+    return sealResult(r);
   }
 
   return {

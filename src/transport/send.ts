@@ -43,8 +43,11 @@ export interface SendResult {
   ackPerf: number | null;
   /** Last byte read, or the failure. */
   endPerf: number;
-  /** Arrival time of each response carrying text or reasoning. */
-  responsePerf: number[];
+  /**
+   * Arrival time of each response carrying text or reasoning. After `recycleResult(r)` its
+   * memory serves later requests: read it before.
+   */
+  responsePerf: Float64Array;
   /** Per entry of `responsePerf`: true when it carried reasoning only; null while none did. */
   responseReasoning: boolean[] | null;
   outputText: string;
@@ -55,6 +58,82 @@ export interface SendResult {
   error: RecordError | null;
   /** Aborted by `signal`. */
   cancelled: boolean;
+}
+
+/**
+ * Arrival times as they are stamped, in a Float64Array that doubles when full. The arrays of
+ * answers already recorded are reused: a JavaScript array grown by `push` would leave several
+ * copies per answer to the garbage collector, and at hundreds of streams the answer's array
+ * lives long enough to be moved to the old generation, more than once as it grows.
+ */
+export class TimeLog {
+  #values: Float64Array = NO_TIMES;
+  length = 0;
+
+  push(t: number): void {
+    if (this.length === this.#values.length) this.#grow();
+    this.#values[this.length++] = t;
+  }
+
+  #grow(): void {
+    const old = this.#values;
+    if (old.length === 0) {
+      this.#values = spareTimes.pop() ?? new Float64Array(FIRST_TIMES);
+      return;
+    }
+    const grown = new Float64Array(old.length * 2);
+    grown.set(old);
+    spareTimesArray(old);
+    this.#values = grown;
+  }
+
+  /** The times stamped, as a view of the log's array. */
+  view(): Float64Array {
+    return this.#values.subarray(0, this.length);
+  }
+
+  /** Gives the array back for later logs; views of it must no longer be read. */
+  recycle(): void {
+    spareTimesArray(this.#values);
+    this.#values = NO_TIMES;
+    this.length = 0;
+  }
+}
+
+const NO_TIMES: Float64Array = new Float64Array(0);
+const FIRST_TIMES = 64;
+const spareTimes: Float64Array[] = [];
+const MAX_SPARE_TIMES = 256;
+const MAX_SPARE_TIMES_LENGTH = 1 << 13;
+
+function spareTimesArray(values: Float64Array): void {
+  if (
+    values.length > 0 && values.length <= MAX_SPARE_TIMES_LENGTH &&
+    spareTimes.length < MAX_SPARE_TIMES
+  ) spareTimes.push(values);
+}
+
+/** A result while its request runs: arrival times go to `times` until `sealResult`. */
+export interface OpenResult extends SendResult {
+  times: TimeLog;
+}
+
+/** Ends a result's reading: its arrival times become `responsePerf`. */
+export function sealResult(r: OpenResult): SendResult {
+  r.responsePerf = r.times.view();
+  return r;
+}
+
+/**
+ * For a caller done with a result (its times copied or no longer needed): the memory of
+ * `responsePerf` goes to later requests. Optional; a result never given back is collected as
+ * garbage as usual.
+ */
+export function recycleResult(r: SendResult): void {
+  if ("times" in r && r.times instanceof TimeLog) {
+    r.times.recycle();
+    r.responsePerf = NO_TIMES;
+  }
 }
 
 /** Longest excerpt of an unreadable answer quoted in an error message. */
@@ -129,7 +208,7 @@ export function failure(
   timeout: { readonly timedOut: boolean },
   external: AbortSignal | undefined,
   timeoutMs: number,
-  r: SendResult,
+  r: OpenResult,
   whileReading: "stream" | "body" | null,
 ): RecordError {
   if (external?.aborted) {
@@ -170,7 +249,7 @@ export interface ReadState {
  * With `texts`, output text is collected there instead of grown event by event.
  */
 function addResponse(
-  r: SendResult,
+  r: OpenResult,
   at: number,
   text: string | undefined,
   reasoning: string | undefined,
@@ -188,12 +267,12 @@ function addResponse(
 }
 
 /** Records that a response arrived at `at`, carrying reasoning only or text. */
-function stampResponse(r: SendResult, at: number, reasoningOnly: boolean): void {
+function stampResponse(r: OpenResult, at: number, reasoningOnly: boolean): void {
   if (reasoningOnly && r.responseReasoning === null) {
     // The first reasoning-only response: every earlier one carried text.
-    r.responseReasoning = new Array<boolean>(r.responsePerf.length).fill(false);
+    r.responseReasoning = new Array<boolean>(r.times.length).fill(false);
   }
-  r.responsePerf.push(at);
+  r.times.push(at);
   r.responseReasoning?.push(reasoningOnly);
 }
 
@@ -202,7 +281,7 @@ function stampResponse(r: SendResult, at: number, reasoningOnly: boolean): void 
  * output text is collected there (joined once by the caller) instead of grown event by event.
  */
 function apply(
-  r: SendResult,
+  r: OpenResult,
   p: Parsed,
   at: number,
   state: ReadState,
@@ -235,12 +314,13 @@ function sseErrorMessage(event: SseEvent): string {
 }
 
 /** A result with nothing read yet. */
-export function emptyResult(): SendResult {
+export function emptyResult(): OpenResult {
   return {
     startPerf: 0,
     ackPerf: null,
     endPerf: 0,
-    responsePerf: [],
+    responsePerf: NO_TIMES,
+    times: new TimeLog(),
     responseReasoning: null,
     outputText: "",
     reasoningText: "",
@@ -264,11 +344,11 @@ export async function send(opts: SendOptions): Promise<SendResult> {
   } finally {
     timeout.release();
   }
-  return r;
+  return sealResult(r);
 }
 
 /** The request and its answer, filling `r`. */
-async function exchange(opts: SendOptions, r: SendResult, timeout: RequestAbort): Promise<void> {
+async function exchange(opts: SendOptions, r: OpenResult, timeout: RequestAbort): Promise<void> {
   const endpoint = opts.endpoint;
 
   let res: Response;
@@ -316,17 +396,17 @@ async function exchange(opts: SendOptions, r: SendResult, timeout: RequestAbort)
 }
 
 /** Records an HTTP error status with the server's message. */
-export function httpError(r: SendResult, status: number, statusText: string, body: string): void {
+export function httpError(r: OpenResult, status: number, statusText: string, body: string): void {
   const msg = serverMessage(body) || statusText || `HTTP ${status}`;
   r.error = { code: status, type: "HTTPError", message: msg };
 }
 
 /** After a successful read: an answer without text is a response only for non-token endpoints. */
-export function finishAnswer(r: SendResult, state: ReadState, endpoint: Endpoint): void {
-  if (r.error === null && r.responsePerf.length === 0) {
+export function finishAnswer(r: OpenResult, state: ReadState, endpoint: Endpoint): void {
+  if (r.error === null && r.times.length === 0) {
     if (state.answered || endpoint.producesTokens === false) {
       // Embeddings and rankings: a readable answer is the response.
-      r.responsePerf.push(r.endPerf);
+      r.times.push(r.endPerf);
     } else {
       r.error = {
         code: BAD_ANSWER,
@@ -339,7 +419,7 @@ export function finishAnswer(r: SendResult, state: ReadState, endpoint: Endpoint
 
 async function readStream(
   body: ReadableStream<Uint8Array>,
-  r: SendResult,
+  r: OpenResult,
   state: ReadState,
   timeout: RequestAbort,
   opts: SendOptions,
@@ -359,7 +439,7 @@ async function readEvents(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   events: EventReader,
   parser: SseParser,
-  r: SendResult,
+  r: OpenResult,
   state: ReadState,
   timeout: RequestAbort,
   opts: SendOptions,
@@ -393,7 +473,7 @@ async function readEvents(
 }
 
 /** A stream that ended cleanly but without its end marker was cut short. */
-export function streamEnded(r: SendResult, state: ReadState, endpoint: Endpoint): void {
+export function streamEnded(r: OpenResult, state: ReadState, endpoint: Endpoint): void {
   if (endpoint.expectsDoneMarker && !state.done) {
     r.error = {
       code: BAD_ANSWER,
@@ -530,11 +610,11 @@ export class EventReader implements SseSink {
   #runTemplate: ChunkTemplate | undefined = undefined;
   #joint = "";
   #last = "";
-  #r: SendResult;
+  #r: OpenResult;
   #state: ReadState;
   #endpoint: Endpoint;
 
-  constructor(r: SendResult, state: ReadState, endpoint: Endpoint) {
+  constructor(r: OpenResult, state: ReadState, endpoint: Endpoint) {
     this.#r = r;
     this.#state = state;
     this.#endpoint = endpoint;
@@ -641,7 +721,7 @@ export class EventReader implements SseSink {
    */
   stamp(): boolean {
     this.at = performance.now();
-    return this.#r.responsePerf.length === 0 && !this.stop;
+    return this.#r.times.length === 0 && !this.stop;
   }
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */
@@ -655,7 +735,7 @@ export class EventReader implements SseSink {
 
 async function readWhole(
   res: Response,
-  r: SendResult,
+  r: OpenResult,
   state: ReadState,
   timeout: RequestAbort,
   opts: SendOptions,
@@ -673,7 +753,7 @@ async function readWhole(
 }
 
 /** Reads a whole (non-SSE) answer body; `r.endPerf` must already be set. */
-export function applyBody(r: SendResult, state: ReadState, endpoint: Endpoint, text: string): void {
+export function applyBody(r: OpenResult, state: ReadState, endpoint: Endpoint, text: string): void {
   let p: Parsed;
   try {
     p = endpoint.parseBody ? endpoint.parseBody(text) : endpoint.parseResponse(JSON.parse(text));

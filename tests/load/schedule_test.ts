@@ -14,24 +14,33 @@ function conv(id: string, timestampsMs?: number[], turns = 1): PlannedConversati
   return { sessionId: id, bodies: new Array(turns).fill(body), timestampsMs };
 }
 
-/** Runs one phase in this thread (no Worker) and returns its records. */
+/**
+ * Runs one phase in this thread (no Worker) and returns its records, and the response times of
+ * each as the sink saw them.
+ */
 async function run(
   url: string,
   conversations: PlannedConversation[],
   plan: Partial<PhasePlan>,
   cap = UNCAPPED,
-): Promise<{ records: RequestRecord[]; startNs: bigint }> {
+  { slots = 1, sinkCopies = false } = {},
+): Promise<{ records: RequestRecord[]; seen: number[][]; startNs: bigint }> {
   const control = createControl(1);
   Atomics.store(control, Ctl.CAP, cap);
   const startEpochMs = performance.timeOrigin + performance.now() + 20;
   const records: RequestRecord[] = [];
+  const seen: number[][] = [];
   await runSlots({
     workerId: 0,
-    slots: 1,
+    slots,
     dataset: packConversations(conversations),
     control,
     inFlight: new InFlight(),
-    sink: (r) => records.push(r),
+    sink: (r) => {
+      records.push(r);
+      seen.push([...r.responseNs]);
+    },
+    sinkCopies,
     plan: {
       phase: "profiling",
       url: `${url}/v1/chat/completions`,
@@ -47,7 +56,7 @@ async function run(
       ...plan,
     },
   });
-  return { records, startNs: BigInt(Math.round(startEpochMs * 1000)) * 1000n };
+  return { records, seen, startNs: BigInt(Math.round(startEpochMs * 1000)) * 1000n };
 }
 
 /** Intended send time of a record, ms after the phase start (to the µs). */
@@ -169,6 +178,35 @@ Deno.test("later turns honour their delay scaled by the session delay ratio", as
     assert.ok(gapMs >= 49, `second turn ${gapMs} ms after the first answer`);
     // Intended = end of the previous answer + the scaled delay, so the lag is the client's only.
     assert.ok(b.intendedStartNs! >= a.startNs + BigInt(Math.round(a.endNs)) + 49_000_000n);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("response times: reused after a copying sink, kept for a sink that keeps records", async () => {
+  const server = await startMockServer({ outputTokens: 5, itlMs: 5 });
+  const streamed = JSON.stringify({ ...JSON.parse(body), stream: true });
+  const conversations = Array.from({ length: 40 }, (_, i) => ({
+    sessionId: `c${i}`,
+    bodies: [streamed],
+  }));
+  /** Offsets (ns) from the request's start, in order, 5 ms apart as the mock sends them. */
+  const own = (t: number[]) =>
+    t.length === 5 && t[0] > 0 && t.every((x, i) => i === 0 || x >= t[i - 1]) &&
+    t[4] - t[0] >= 15e6 && t[4] - t[0] < 1e9;
+  try {
+    const plan = { streaming: true };
+    // A sink that copies (the Worker's batch packer): each record's own times, when it sees them.
+    const copied = await run(server.url, conversations, plan, UNCAPPED, {
+      slots: 4,
+      sinkCopies: true,
+    });
+    assert.equal(copied.seen.length, 40);
+    for (const t of copied.seen) assert.ok(own(t), `${t}`);
+    // A sink that keeps records: their times stay theirs after later requests ran.
+    const { records, seen } = await run(server.url, conversations, plan, UNCAPPED, { slots: 4 });
+    assert.deepEqual(records.map((r) => [...r.responseNs]), seen);
+    for (const t of seen) assert.ok(own(t), `${t}`);
   } finally {
     await server.close();
   }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { emptyResult, EventReader, type ReadState } from "../../src/transport/send.ts";
+import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
 import { SseParser } from "../../src/transport/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
@@ -37,6 +37,7 @@ function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint 
   }
   if (!events.stop) parser.end();
   events.finish();
+  sealResult(r);
   return { r, state };
 }
 
@@ -454,7 +455,7 @@ Deno.test("EventReader: text kept until the answer ends does not keep its chunks
       streams.push([r, events]);
     }
     gc();
-    console.log(Deno.memoryUsage().heapUsed - before, streams.length, streams[0][0].responsePerf.length);
+    console.log(Deno.memoryUsage().heapUsed - before, streams.length, streams[0][0].times.length);
   `;
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["eval", "--v8-flags=--expose-gc", code],

@@ -156,7 +156,7 @@ Deno.test("send + raw: plain text bodies and rankings", async () => {
     assert.equal(text.outputText, "just words");
     const rank = await go("/rank");
     assert.equal(rank.error, null);
-    assert.deepEqual(rank.responsePerf, [rank.endPerf]);
+    assert.deepEqual([...rank.responsePerf], [rank.endPerf]);
     const empty = await go("/empty");
     assert.equal(empty.error?.type, "EmptyResponse");
   });

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { send, type SendOptions, TextCollector } from "../../src/transport/send.ts";
+import {
+  recycleResult,
+  send,
+  type SendOptions,
+  TextCollector,
+  TimeLog,
+} from "../../src/transport/send.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { getEndpoint } from "../../src/endpoints/mod.ts";
 
@@ -182,7 +188,7 @@ Deno.test("send: non-streaming answer is one response at body end", async () => 
     assert.equal(r.error, null);
     assert.equal(r.outputText, "hi there");
     assert.equal(r.reasoningText, "think");
-    assert.deepEqual(r.responsePerf, [r.endPerf]);
+    assert.deepEqual([...r.responsePerf], [r.endPerf]);
     // No response carried reasoning only.
     assert.equal(r.responseReasoning, null);
     assert.deepEqual(r.usage, { promptTokens: 2, completionTokens: 4 });
@@ -427,7 +433,7 @@ Deno.test("send: answers that are not tokens count as one response", async () =>
   try {
     const r = await send(opts(srv.url, { streaming: false, endpoint: getEndpoint("embeddings") }));
     assert.equal(r.error, null);
-    assert.deepEqual(r.responsePerf, [r.endPerf]);
+    assert.deepEqual([...r.responsePerf], [r.endPerf]);
     assert.deepEqual(r.usage, { promptTokens: 3, totalTokens: 3 });
   } finally {
     await srv.close();
@@ -516,4 +522,38 @@ Deno.test("TextCollector: answers collected side by side keep their own text as 
   assert.equal(c.addPlain('say "hi"', 0, 8), false);
   assert.equal(c.addPlain("x tail y", 1, 6), true);
   assert.equal(c.take(), "é tail");
+});
+
+Deno.test("TimeLog: logs filled side by side keep their own times as arrays are reused", () => {
+  const a = new TimeLog();
+  const b = new TimeLog();
+  for (let i = 0; i < 200; i++) a.push(i);
+  assert.deepEqual([...a.view()], Array.from({ length: 200 }, (_, i) => i));
+  a.recycle();
+  assert.equal(a.length, 0);
+  // `b` may get `a`'s arrays, including one that a growing log gave up along the way.
+  for (let i = 0; i < 500; i++) {
+    b.push(-i);
+    if (i === 100) a.push(1000);
+  }
+  a.push(1001);
+  assert.deepEqual([...a.view()], [1000, 1001]);
+  assert.deepEqual([...b.view()], Array.from({ length: 500 }, (_, i) => -i));
+});
+
+Deno.test("recycleResult: a result's times serve later requests once given back", async () => {
+  const body = chunk("a") + chunk("b") + chunk("c") + "data: [DONE]\n\n";
+  const srv = serve(() => new Response(body, { headers: { "content-type": "text/event-stream" } }));
+  try {
+    const one = await send(opts(srv.url));
+    assert.equal(one.responsePerf.length, 3);
+    const kept = [...one.responsePerf];
+    recycleResult(one);
+    assert.equal(one.responsePerf.length, 0, "a given-back result has no times to read");
+    const two = await send(opts(srv.url));
+    assert.equal(two.responsePerf.length, 3);
+    assert.ok(two.responsePerf[0] > kept[2], "the second request's own times");
+  } finally {
+    await srv.close();
+  }
 });

@@ -368,7 +368,7 @@ for (const subject of subjects) {
           const r = await tr.send(opts(`${srv.url}?k=${k}`, { streaming: false }));
           assert.equal(r.error, null);
           assert.equal(r.outputText, "whole answer");
-          assert.deepEqual(r.responsePerf, [r.endPerf]);
+          assert.deepEqual([...r.responsePerf], [r.endPerf]);
         });
       }
       await t.step("length-sse", async () => {
