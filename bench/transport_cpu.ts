@@ -5,7 +5,7 @@
  * the same mock.
  *
  *   deno run -A bench/transport_cpu.ts [--requests 50000] [--concurrency 64] [--tokens 16]
- *     [--ttft-ms 0] [--itl-ms 0] [--endpoint chat|completions]
+ *     [--ttft-ms 0] [--itl-ms 0] [--endpoint chat|completions|messages]
  *
  * Prints one JSON line: {"requests","events","errors","seconds","cpuUsPerRequest"}.
  */
@@ -16,6 +16,7 @@ import { createHttp1Transport } from "../src/transport/http1.ts";
 import { recycleResult } from "../src/transport/send.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../src/endpoints/completions.ts";
+import { messagesEndpoint } from "../src/endpoints/messages.ts";
 import { startMockProcess } from "./mock_process.ts";
 
 const { values } = parseArgs({
@@ -31,8 +32,16 @@ const { values } = parseArgs({
 const total = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
-if (values.endpoint !== "chat" && values.endpoint !== "completions") {
-  console.error(`--endpoint: expected chat or completions, got ${values.endpoint}`);
+const endpoints = {
+  chat: chatEndpoint,
+  completions: completionsEndpoint,
+  messages: messagesEndpoint,
+};
+const endpoint = Object.hasOwn(endpoints, values.endpoint!)
+  ? endpoints[values.endpoint as keyof typeof endpoints]
+  : undefined;
+if (endpoint === undefined) {
+  console.error(`--endpoint: expected chat, completions or messages, got ${values.endpoint}`);
   Deno.exit(2);
 }
 
@@ -42,14 +51,12 @@ const mock = await startMockProcess([
   "--itl-ms",
   values["itl-ms"]!,
 ]);
-const chat = values.endpoint !== "completions";
-const endpoint = chat ? chatEndpoint : completionsEndpoint;
 const url = `${mock.url}${endpoint.path}`;
 const body = new TextEncoder().encode(JSON.stringify({
   model: "mock",
-  ...(chat
-    ? { messages: [{ role: "user", content: "Tell me a story." }] }
-    : { prompt: "Tell me a story." }),
+  ...(endpoint === completionsEndpoint
+    ? { prompt: "Tell me a story." }
+    : { messages: [{ role: "user", content: "Tell me a story." }] }),
   max_tokens: Number(values.tokens),
   stream: true,
   stream_options: { include_usage: true },

@@ -174,6 +174,7 @@ function structuralChunk(data: string, state?: StreamState): Parsed | null {
       prefix: ownCopy(data.slice(0, simple.start)),
       suffix: ownCopy(data.slice(simple.end)),
       reads: 0,
+      event: "",
     } satisfies ChunkTemplate;
   }
   return simple.text === "" ? {} : { text: simple.text };

@@ -18,6 +18,8 @@ export interface ChunkTemplate {
   counter?: { inPrefix: boolean; rest: string };
   /** Chunks read by this template: one replaced before reading any was a wrong guess. */
   reads: number;
+  /** The SSE event type of the chunks it reads ("" for untyped events). */
+  event: string;
 }
 
 const QUOTE = 34;
@@ -184,13 +186,14 @@ export function probeTemplate(
       p.error !== undefined || p.done !== undefined || p.answered !== undefined
     ) return null;
   }
-  if (from === -1) return { prefix: ownCopy(prefix), suffix: ownCopy(suffix), reads: 0 };
+  if (from === -1) return { prefix: ownCopy(prefix), suffix: ownCopy(suffix), reads: 0, event: "" };
   if (from < start) {
     return {
       prefix: ownCopy(data.slice(0, from)),
       suffix: ownCopy(suffix),
       counter: { inPrefix: true, rest: ownCopy(data.slice(to, start)) },
       reads: 0,
+      event: "",
     };
   }
   return {
@@ -198,6 +201,7 @@ export function probeTemplate(
     suffix: ownCopy(data.slice(end, from)),
     counter: { inPrefix: false, rest: ownCopy(data.slice(to)) },
     reads: 0,
+    event: "",
   };
 }
 
@@ -215,23 +219,22 @@ const MAX_PROBE_FAILURES = 3;
 export class TemplateSlot {
   #template: ChunkTemplate | undefined;
   #failures = 0;
-  /** The SSE event type the template was made for ("" for untyped events). */
-  #event = "";
 
   /** The text of `data` by the template of events of type `event`; null when it does not match. */
   text(data: string, event = ""): string | null {
-    const text = event === this.#event ? textByTemplate(data, this.#template) : null;
-    if (text !== null) this.#template!.reads++;
+    const t = this.#template;
+    const text = t !== undefined && event === t.event ? textByTemplate(data, t) : null;
+    if (text !== null) t!.reads++;
     return text;
   }
 
   /**
-   * The template of untyped events when it has no counter, for reading chunks in place
-   * (`Endpoint.textTemplate`); the reader counts the chunks it reads with it in `reads`.
+   * The template when it has no counter, for reading chunks in place (`Endpoint.textTemplate`);
+   * the reader counts the chunks it reads with it in `reads`.
    */
   plain(): ChunkTemplate | undefined {
     const t = this.#template;
-    return this.#event === "" && t !== undefined && t.counter === undefined ? t : undefined;
+    return t !== undefined && t.counter === undefined ? t : undefined;
   }
 
   /**
@@ -254,7 +257,7 @@ export class TemplateSlot {
       this.#failures++;
       return;
     }
+    t.event = event;
     this.#template = t;
-    this.#event = event;
   }
 }

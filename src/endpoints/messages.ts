@@ -168,5 +168,6 @@ export const messagesEndpoint: Endpoint = {
   formatPayload: formatMessagesPayload,
   parseResponse: parseMessagesBody,
   parseText: messagesText,
+  textTemplate: (state) => (state.messagesChunk as TemplateSlot | undefined)?.plain(),
   parseEvent: parseMessagesEvent,
 };

@@ -606,8 +606,13 @@ export class EventReader implements SseSink {
   #streamState: StreamState = {};
   /** Output text pieces: one flat string at the end costs less than a string grown per event. */
   #texts = new TextCollector();
-  /** The template `#joint` and `#last` were made for: its suffix, a blank line, `data: ` and its prefix; its suffix and a blank line. */
+  /** The template that `#head`, `#joint` and `#last` were made for. */
   #runTemplate: ChunkTemplate | undefined = undefined;
+  /**
+   * An event's lead (`data: `, after its `event:` line when typed) and the prefix; the suffix,
+   * the blank line and the next event's head; the suffix and the blank line.
+   */
+  #head = "";
   #joint = "";
   #last = "";
   #r: OpenResult;
@@ -645,24 +650,27 @@ export class EventReader implements SseSink {
   }
 
   /**
-   * Reads a run of the commonest events where they lie in the read's text: untyped `data:` lines
-   * that match the stream's text template (`Endpoint.textTemplate`), each with plain JSON text.
-   * No string is made of an event or of its text, and from one event's text to the next, the
-   * template's suffix, the blank line and the next prefix are compared as one string. Stops at
-   * the first event it cannot read this way (or a partial one), which the parser reads as usual.
+   * Reads a run of the commonest events where they lie in the read's text: `data:` lines (after
+   * an `event:` line when the template's chunks are typed) that match the stream's text template
+   * (`Endpoint.textTemplate`), each with plain JSON text. No string is made of an event or of its
+   * text, and from one event's text to the next, the template's suffix, the blank line, the next
+   * event's lead and prefix are compared as one string. Stops at the first event it cannot read
+   * this way (or a partial one), which the parser reads as usual.
    */
   readRun(s: string, at: number): number {
     if (this.stop) return at;
     const t = this.#endpoint.textTemplate?.(this.#streamState);
     if (t === undefined) return at;
-    const prefix = t.prefix;
-    let start = at + 6 + prefix.length;
-    if (s.slice(at + 6, start) !== prefix) return at;
     if (this.#runTemplate !== t) {
+      const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
       this.#runTemplate = t;
-      this.#joint = ownCopy(t.suffix + "\n\ndata: " + prefix);
+      this.#head = ownCopy(lead + t.prefix);
+      this.#joint = ownCopy(t.suffix + "\n\n" + lead + t.prefix);
       this.#last = ownCopy(t.suffix + "\n\n");
     }
+    const head = this.#head;
+    let start = at + head.length;
+    if (s.slice(at, start) !== head) return at;
     const joint = this.#joint;
     const last = this.#last;
     let done = at;

@@ -27,10 +27,10 @@ export interface SseSink {
   onTyped(event: string, data: string): void;
   /**
    * Optional: reads events where they lie in the chunk's text, without the parser. Called
-   * between events, with `at` the start of a `data: ` line of `text`; reads as many events as it
-   * can from there, each one untyped `data:` line and a blank line (`\n` line ends), and
-   * returns where it stopped: the start of the next event, or `at` when it read none. The parser
-   * reads what follows as usual.
+   * between events, with `at` the start of a `data: ` or `event: ` line of `text`; reads as many
+   * events as it can from there, each one `data:` line, after one `event:` line or none, and a
+   * blank line (`\n` line ends), and returns where it stopped: the start of the next event, or
+   * `at` when it read none. The parser reads what follows as usual.
    */
   readRun?(text: string, at: number): number;
 }
@@ -163,7 +163,10 @@ export class SseParser {
     let cr = s.includes("\r") ? s.indexOf("\r", pos) : -1;
     const sink = this.#sink;
     while (pos < n) {
-      if (sink.readRun !== undefined && startsWithData(s, pos) && this.#betweenEvents()) {
+      if (
+        sink.readRun !== undefined && (startsWithData(s, pos) || startsWithEvent(s, pos)) &&
+        this.#betweenEvents()
+      ) {
         pos = sink.readRun(s, pos);
         if (pos >= n) break;
       }

@@ -6,7 +6,7 @@ import { completionsEndpoint } from "../../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../../src/endpoints/messages.ts";
 import { responsesEndpoint } from "../../src/endpoints/responses.ts";
 import { probeTemplate, TemplateSlot, textByTemplate } from "../../src/endpoints/chunk_template.ts";
-import type { Endpoint } from "../../src/endpoints/types.ts";
+import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
 
 const enc = new TextEncoder();
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -39,6 +39,19 @@ function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint 
   events.finish();
   sealResult(r);
   return { r, state };
+}
+
+/** `endpoint`, counting the calls to its parseText (the events not read in place). */
+function countingParseText(endpoint: Endpoint): Endpoint & { calls: number } {
+  const counted = {
+    ...endpoint,
+    calls: 0,
+    parseText(data: string, state: StreamState, event: string) {
+      counted.calls++;
+      return endpoint.parseText!(data, state, event);
+    },
+  };
+  return counted;
 }
 
 /** Asserts the shortcut reads every stream as the general path does, whatever the read size. */
@@ -113,14 +126,7 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
   assertShortcutAgrees(streams);
 
   // Once the template is known, text chunks no longer reach parseText.
-  let calls = 0;
-  const counted: Endpoint = {
-    ...chatEndpoint,
-    parseText(data, state, event) {
-      calls++;
-      return chatEndpoint.parseText!(data, state, event);
-    },
-  };
+  const counted = countingParseText(chatEndpoint);
   const words = Array.from({ length: 50 }, (_, i) => ` w${i}`);
   const text = chunk({ role: "assistant", content: "" }) +
     words.map((w) => chunk({ content: w })).join("") +
@@ -129,7 +135,7 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
   assert.equal(r.outputText, words.join(""));
   assert.equal(r.responsePerf.length, 50);
   // The role chunk, the first text chunk (another shape), the finish chunk and the end marker.
-  assert.equal(calls, 4);
+  assert.equal(counted.calls, 4);
 });
 
 const cmpl = (text: unknown, extra: Record<string, unknown> = {}) =>
@@ -163,14 +169,7 @@ Deno.test("EventReader: the shortcut reads completions streams as the general pa
   assert.equal(read(streams[0], true, 1 << 16, completionsEndpoint).r.outputText, " the of and");
 
   // Once the template is known, text chunks are read in place, without parseText.
-  let calls = 0;
-  const counted: Endpoint = {
-    ...completionsEndpoint,
-    parseText(data, state, event) {
-      calls++;
-      return completionsEndpoint.parseText!(data, state, event);
-    },
-  };
+  const counted = countingParseText(completionsEndpoint);
   const words = Array.from({ length: 30 }, (_, i) => ` w${i}`);
   const { r } = read(
     words.map((w) => cmpl(w)).join("") + "data: [DONE]\n\n",
@@ -181,7 +180,7 @@ Deno.test("EventReader: the shortcut reads completions streams as the general pa
   assert.equal(r.outputText, words.join(""));
   assert.equal(r.responsePerf.length, 30);
   // The first chunk (which gives the template) and the end marker.
-  assert.equal(calls, 2);
+  assert.equal(counted.calls, 2);
 });
 
 Deno.test("probeTemplate: only a chunk whose text string is the answer's text gets a template", () => {
@@ -272,6 +271,16 @@ Deno.test("EventReader: the shortcut reads Anthropic message streams as the gene
   ];
   assertShortcutAgrees(streams, messagesEndpoint);
   assert.equal(read(streams[0], true, 1 << 16, messagesEndpoint).r.outputText, " the of and");
+
+  // Once the template is known, text deltas are read in place, event line and all.
+  const counted = countingParseText(messagesEndpoint);
+  const words = Array.from({ length: 30 }, (_, i) => ` w${i}`);
+  const text = start + words.map(textDelta).join("") + end;
+  const { r } = read(text, true, 1 << 16, counted);
+  assert.equal(r.outputText, words.join(""));
+  assert.equal(r.responsePerf.length, 30);
+  // The two start events, the first delta (which gives the template) and the three end events.
+  assert.equal(counted.calls, 6);
 });
 
 Deno.test("TemplateSlot: chunks that never repeat their shape stop being learnt from", () => {

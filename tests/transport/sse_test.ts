@@ -268,12 +268,14 @@ Deno.test("SseParser: single-line events read at once agree with the line-by-lin
 
 Deno.test("SseParser: a sink's readRun reads lone data events in place, up to where it stops", () => {
   const runs: string[] = [];
+  const offered: string[] = [];
   const typed: string[] = [];
   const other: SseEvent[] = [];
   const parser = new SseParser({
     onEvent: (e) => other.push(e),
     onTyped: (event, data) => typed.push(`${event}|${data}`),
     readRun(text, at) {
+      offered.push(text.slice(at, at + 6));
       // Reads events whose data starts with "t", as many as follow each other.
       let pos = at;
       while (text.startsWith("data: t", pos)) {
@@ -286,13 +288,14 @@ Deno.test("SseParser: a sink's readRun reads lone data events in place, up to wh
     },
   });
   parser.push(
-    "data: take\n\ndata: two\n\ndata: leave\n\ndata: then\n\nevent: x\ndata: typed\n\n" +
+    "data: take\n\ndata: two\n\ndata: leave\n\nevent: x\ndata: typed\n\ndata: then\n\n" +
       "id: 1\ndata: t with id\n\ndata: t\r\n\r\ndata: t2\n\ndata: t, cut",
   );
   parser.push(" here\n\n");
   parser.end();
-  // Offered at the start of every `data: ` line between events (not inside one, nor for the
-  // rest of a line cut by the chunk's end); what it leaves, the parser reads.
+  // Offered at the start of every `data: ` or `event: ` line between events (not inside one,
+  // nor for the rest of a line cut by the chunk's end); what it leaves, the parser reads.
+  assert.deepEqual(offered, ["data: ", "event:", "data: ", "data: ", "data: "]);
   assert.deepEqual(runs, ["take", "two", "then", "t2"]);
   assert.deepEqual(typed, ["|leave", "x|typed"]);
   assert.deepEqual(other.map((e) => e.data), ["t with id", "t", "t, cut here"]);
