@@ -17,6 +17,7 @@ import { recycleResult } from "../src/transport/send.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../src/endpoints/messages.ts";
+import type { Endpoint } from "../src/endpoints/types.ts";
 import { startMockProcess } from "./mock_process.ts";
 
 const { values } = parseArgs({
@@ -37,13 +38,14 @@ const endpoints = {
   completions: completionsEndpoint,
   messages: messagesEndpoint,
 };
-const endpoint = Object.hasOwn(endpoints, values.endpoint!)
+const chosen = Object.hasOwn(endpoints, values.endpoint!)
   ? endpoints[values.endpoint as keyof typeof endpoints]
   : undefined;
-if (endpoint === undefined) {
+if (chosen === undefined) {
   console.error(`--endpoint: expected chat, completions or messages, got ${values.endpoint}`);
   Deno.exit(2);
 }
+const endpoint: Endpoint = chosen;
 
 const mock = await startMockProcess([
   "--ttft-ms",
