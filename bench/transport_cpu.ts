@@ -5,7 +5,7 @@
  * the same mock.
  *
  *   deno run -A bench/transport_cpu.ts [--requests 50000] [--concurrency 64] [--tokens 16]
- *     [--ttft-ms 0] [--itl-ms 0] [--endpoint chat|completions|messages]
+ *     [--ttft-ms 0] [--itl-ms 0] [--endpoint chat|completions|messages|responses]
  *
  * Prints one JSON line: {"requests","events","errors","seconds","cpuUsPerRequest"}.
  */
@@ -17,6 +17,7 @@ import { recycleResult } from "../src/transport/send.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../src/endpoints/messages.ts";
+import { responsesEndpoint } from "../src/endpoints/responses.ts";
 import type { Endpoint } from "../src/endpoints/types.ts";
 import { startMockProcess } from "./mock_process.ts";
 
@@ -37,12 +38,15 @@ const endpoints = {
   chat: chatEndpoint,
   completions: completionsEndpoint,
   messages: messagesEndpoint,
+  responses: responsesEndpoint,
 };
 const chosen = Object.hasOwn(endpoints, values.endpoint!)
   ? endpoints[values.endpoint as keyof typeof endpoints]
   : undefined;
 if (chosen === undefined) {
-  console.error(`--endpoint: expected chat, completions or messages, got ${values.endpoint}`);
+  console.error(
+    `--endpoint: expected chat, completions, messages or responses, got ${values.endpoint}`,
+  );
   Deno.exit(2);
 }
 const endpoint: Endpoint = chosen;
@@ -54,15 +58,21 @@ const mock = await startMockProcess([
   values["itl-ms"]!,
 ]);
 const url = `${mock.url}${endpoint.path}`;
-const body = new TextEncoder().encode(JSON.stringify({
-  model: "mock",
-  ...(endpoint === completionsEndpoint
-    ? { prompt: "Tell me a story." }
-    : { messages: [{ role: "user", content: "Tell me a story." }] }),
-  max_tokens: Number(values.tokens),
-  stream: true,
-  stream_options: { include_usage: true },
-}));
+const tokens = Number(values.tokens);
+const prompt = "Tell me a story.";
+const body = new TextEncoder().encode(JSON.stringify(
+  endpoint === responsesEndpoint
+    ? { model: "mock", input: prompt, max_output_tokens: tokens, stream: true }
+    : {
+      model: "mock",
+      ...(endpoint === completionsEndpoint
+        ? { prompt }
+        : { messages: [{ role: "user", content: prompt }] }),
+      max_tokens: tokens,
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+));
 const transport = createHttp1Transport({ connections: concurrency });
 
 let issued = 0;

@@ -97,7 +97,7 @@ function endsMatch(s: string, from: number, to: number, t: ChunkTemplate): boole
 }
 
 /** The end of the digits at `at` (at least one); -1 when there are none. */
-function digitsEnd(data: string, at: number): number {
+export function digitsEnd(data: string, at: number): number {
   let i = at;
   for (; i < data.length; i++) {
     const c = data.charCodeAt(i);
@@ -229,12 +229,11 @@ export class TemplateSlot {
   }
 
   /**
-   * The template when it has no counter, for reading chunks in place (`Endpoint.textTemplate`);
-   * the reader counts the chunks it reads with it in `reads`.
+   * The template, for reading chunks in place (`Endpoint.textTemplate`); the reader counts the
+   * chunks it reads with it in `reads`.
    */
-  plain(): ChunkTemplate | undefined {
-    const t = this.#template;
-    return t !== undefined && t.counter === undefined ? t : undefined;
+  get template(): ChunkTemplate | undefined {
+    return this.#template;
   }
 
   /**

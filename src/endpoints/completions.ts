@@ -82,7 +82,7 @@ export const completionsEndpoint: Endpoint = {
   formatPayload: formatCompletionsPayload,
   parseResponse: readCompletion,
   parseText: chunkText,
-  textTemplate: (state) => (state.completionsChunk as TemplateSlot | undefined)?.plain(),
+  textTemplate: (state) => (state.completionsChunk as TemplateSlot | undefined)?.template,
   parseEvent(event: SseEvent): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;

@@ -168,6 +168,6 @@ export const messagesEndpoint: Endpoint = {
   formatPayload: formatMessagesPayload,
   parseResponse: parseMessagesBody,
   parseText: messagesText,
-  textTemplate: (state) => (state.messagesChunk as TemplateSlot | undefined)?.plain(),
+  textTemplate: (state) => (state.messagesChunk as TemplateSlot | undefined)?.template,
   parseEvent: parseMessagesEvent,
 };

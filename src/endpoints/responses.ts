@@ -183,4 +183,5 @@ export const responsesEndpoint: Endpoint = {
   parseResponse: parseResponsesBody,
   parseEvent: parseResponsesEvent,
   parseText: responsesText,
+  textTemplate: (state) => (state.responsesChunk as TemplateSlot | undefined)?.template,
 };

@@ -93,10 +93,11 @@ export interface Endpoint {
    */
   parseText?(data: string, state: StreamState, event: string): string | Parsed | null;
   /**
-   * The template the stream's text chunks have been seen to match (one without a counter), for
-   * reading them where they lie in the read's text: an event of the template's type whose data is
-   * its prefix, plain JSON text and its suffix has that text and nothing else, as `parseText`
-   * would read it. Optional, like `parseText`, and undefined until a template is known.
+   * The template the stream's text chunks have been seen to match, for reading them where they
+   * lie in the read's text: an event of the template's type whose data is its prefix, plain JSON
+   * text and its suffix (with any digits at its counter) has that text and nothing else, as
+   * `parseText` would read it. Optional, like `parseText`, and undefined until a template is
+   * known.
    */
   textTemplate?(state: StreamState): ChunkTemplate | undefined;
   /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */

@@ -11,6 +11,7 @@ import type { RecordError, Usage } from "../load/record.ts";
 import { SseParser, type SseSink } from "./sse.ts";
 import {
   type ChunkTemplate,
+  digitsEnd,
   ownCopy,
   plainJsonChar,
   plainJsonText,
@@ -609,8 +610,9 @@ export class EventReader implements SseSink {
   /** The template that `#head`, `#joint` and `#last` were made for. */
   #runTemplate: ChunkTemplate | undefined = undefined;
   /**
-   * An event's lead (`data: `, after its `event:` line when typed) and the prefix; the suffix,
-   * the blank line and the next event's head; the suffix and the blank line.
+   * An event's lead (`data: `, after its `event:` line when typed) and the prefix; what ends an
+   * event's data (the suffix, or what follows a counter after the text), the blank line and the
+   * next event's head; what ends an event's data and the blank line.
    */
   #head = "";
   #joint = "";
@@ -653,43 +655,65 @@ export class EventReader implements SseSink {
    * Reads a run of the commonest events where they lie in the read's text: `data:` lines (after
    * an `event:` line when the template's chunks are typed) that match the stream's text template
    * (`Endpoint.textTemplate`), each with plain JSON text. No string is made of an event or of its
-   * text, and from one event's text to the next, the template's suffix, the blank line, the next
-   * event's lead and prefix are compared as one string. Stops at the first event it cannot read
-   * this way (or a partial one), which the parser reads as usual.
+   * text, and from one event's text to the next, what lies between (the template's suffix, the
+   * blank line, the next event's lead and prefix, less a counter's digits) is compared as one
+   * string. Stops at the first event it cannot read this way (or a partial one), which the parser
+   * reads as usual.
    */
   readRun(s: string, at: number): number {
     if (this.stop) return at;
     const t = this.#endpoint.textTemplate?.(this.#streamState);
     if (t === undefined) return at;
-    if (this.#runTemplate !== t) {
-      const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
-      this.#runTemplate = t;
-      this.#head = ownCopy(lead + t.prefix);
-      this.#joint = ownCopy(t.suffix + "\n\n" + lead + t.prefix);
-      this.#last = ownCopy(t.suffix + "\n\n");
-    }
+    if (this.#runTemplate !== t) this.#prepareRun(t);
     const head = this.#head;
     let start = at + head.length;
     if (s.slice(at, start) !== head) return at;
+    const counter = t.counter;
+    // A counter before the text: its digits, then the rest of the prefix.
+    const before = counter !== undefined && counter.inPrefix ? counter.rest : null;
+    // A counter after the text: the suffix up to it, then its digits.
+    const after = counter !== undefined && !counter.inPrefix ? t.suffix : null;
     const joint = this.#joint;
     const last = this.#last;
     let done = at;
     for (;;) {
+      if (before !== null) {
+        const d = digitsEnd(s, start);
+        if (d === -1 || s.slice(d, d + before.length) !== before) return done;
+        start = d + before.length;
+      }
       // Plain text holds no quote: the first one closes it.
       const end = s.indexOf('"', start);
       if (end === -1) return done;
-      const more = s.slice(end, end + joint.length) === joint;
-      if (!more && s.slice(end, end + last.length) !== last) return done;
+      let next = end;
+      if (after !== null) {
+        if (s.slice(end, end + after.length) !== after) return done;
+        next = digitsEnd(s, end + after.length);
+        if (next === -1) return done;
+      }
+      const more = s.slice(next, next + joint.length) === joint;
+      if (!more && s.slice(next, next + last.length) !== last) return done;
       // No text: no response, as when `parseText` reads "".
       if (end > start) {
         if (!this.#texts.addPlain(s, start, end)) return done;
         stampResponse(this.#r, this.at, false);
       }
       t.reads++;
-      done = end + last.length;
+      done = next + last.length;
       if (!more) return done;
-      start = end + joint.length;
+      start = next + joint.length;
     }
+  }
+
+  /** Makes the strings `readRun` compares for template `t`. */
+  #prepareRun(t: ChunkTemplate): void {
+    const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
+    // What ends an event's data: the suffix, or with a counter after the text, what follows it.
+    const end = t.counter !== undefined && !t.counter.inPrefix ? t.counter.rest : t.suffix;
+    this.#runTemplate = t;
+    this.#head = ownCopy(lead + t.prefix);
+    this.#joint = ownCopy(end + "\n\n" + lead + t.prefix);
+    this.#last = ownCopy(end + "\n\n");
   }
 
   /**

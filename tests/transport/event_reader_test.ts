@@ -308,13 +308,13 @@ Deno.test("TemplateSlot: chunks that never repeat their shape stop being learnt 
 Deno.test("TemplateSlot: a template that read chunks in place was no failure", () => {
   const read = (d: string) => completionsEndpoint.parseResponse(JSON.parse(d));
   const chunk = (id: number, t: string) => JSON.stringify({ id, choices: [{ text: t }] });
-  const learnt = (slot: TemplateSlot) => slot.plain()?.prefix;
+  const learnt = (slot: TemplateSlot) => slot.template?.prefix;
   // Each template reads one chunk in place (as EventReader counts it), then the shape changes.
   const slot = new TemplateSlot();
   for (let id = 0; id < 6; id++) {
     slot.learn(chunk(id, "a"), '"text":"', read);
     assert.equal(learnt(slot), `{"id":${id},"choices":[{"text":"`, `template ${id}`);
-    slot.plain()!.reads++;
+    slot.template!.reads++;
   }
   // Templates that read nothing are wrong guesses: learning stops after a few.
   const idle = new TemplateSlot();
@@ -346,6 +346,11 @@ Deno.test("EventReader: the shortcut reads Responses streams as the general path
     done(141, "Hi there, you") + completed(142),
     deltaLast(1, "Hi") + deltaLast(2, " there") + deltaLast(3, "!") + deltaLast(1000, "?") +
     done(1001, "Hi there!?") + completed(1002),
+    // After the text, a field of the same length as the template's that says something else: a
+    // second `delta`, which JSON.parse takes.
+    deltaLast(1, "a") + deltaLast(2, "b") +
+    deltaLast(3, "c").replace(',"logprobs":[],', ',"delta":"xyz",') + deltaLast(4, "d") +
+    completed(5),
     // A second part: its deltas are noted, so its done event does not count twice; a part with
     // no deltas counts its done text; escapes; data without the event line.
     deltaFirst(1, "a") + deltaFirst(2, "b") + deltaFirst(3, "c", other) +
@@ -365,10 +370,23 @@ Deno.test("EventReader: the shortcut reads Responses streams as the general path
   assert.equal(first.outputText, "Hi there, you");
   assert.equal(first.responsePerf.length, 4);
   assert.equal(read(streams[1], true, 1 << 16, responsesEndpoint).r.outputText, "Hi there!?");
+  assert.equal(read(streams[2], true, 1 << 16, responsesEndpoint).r.outputText, "abxyzd");
   assert.equal(
-    read(streams[2], true, 1 << 16, responsesEndpoint).r.outputText,
+    read(streams[3], true, 1 << 16, responsesEndpoint).r.outputText,
     'abcdwholeq"uoteé 😀ef',
   );
+
+  // Once the template is known, deltas are read in place, the counter before or after the text.
+  const words = Array.from({ length: 30 }, (_, i) => ` w${i}`);
+  for (const delta of [deltaFirst, deltaLast]) {
+    const counted = countingParseText(responsesEndpoint);
+    const text = words.map((w, i) => delta(i + 1, w)).join("") + completed(31);
+    const { r } = read(text, true, 1 << 16, counted);
+    assert.equal(r.outputText, words.join(""));
+    assert.equal(r.responsePerf.length, 30);
+    // The first delta (which gives the template) and the completion.
+    assert.equal(counted.calls, 2);
+  }
 });
 
 Deno.test("probeTemplate: a counter may change, nothing else around the text", () => {
