@@ -62,6 +62,34 @@ export interface SendResult {
 }
 
 /**
+ * Typed arrays of finished answers, for the next answers: each new one is an allocation outside
+ * the heap that the collector has to track, several per answer as it grows. Bounded in number
+ * and in size; the one taken is the last given back, sized for a recent answer.
+ */
+class Spares<T extends Float64Array | Uint8Array> {
+  #arrays: T[] = [];
+  #maxLength: number;
+
+  /** @param maxLength longest array kept */
+  constructor(maxLength: number) {
+    this.#maxLength = maxLength;
+  }
+
+  take(): T | undefined {
+    return this.#arrays.pop();
+  }
+
+  /** Gives back an array no longer used (kept if there is room, else left to the collector). */
+  give(a: T): void {
+    if (a.length > 0 && a.length <= this.#maxLength && this.#arrays.length < MAX_SPARES) {
+      this.#arrays.push(a);
+    }
+  }
+}
+
+const MAX_SPARES = 256;
+
+/**
  * Arrival times as they are stamped, in a Float64Array that doubles when full. The arrays of
  * answers already recorded are reused: a JavaScript array grown by `push` would leave several
  * copies per answer to the garbage collector, and at hundreds of streams the answer's array
@@ -79,12 +107,12 @@ export class TimeLog {
   #grow(): void {
     const old = this.#values;
     if (old.length === 0) {
-      this.#values = spareTimes.pop() ?? new Float64Array(FIRST_TIMES);
+      this.#values = spareTimes.take() ?? new Float64Array(FIRST_TIMES);
       return;
     }
     const grown = new Float64Array(old.length * 2);
     grown.set(old);
-    spareTimesArray(old);
+    spareTimes.give(old);
     this.#values = grown;
   }
 
@@ -95,7 +123,7 @@ export class TimeLog {
 
   /** Gives the array back for later logs; views of it must no longer be read. */
   recycle(): void {
-    spareTimesArray(this.#values);
+    spareTimes.give(this.#values);
     this.#values = NO_TIMES;
     this.length = 0;
   }
@@ -103,16 +131,7 @@ export class TimeLog {
 
 const NO_TIMES: Float64Array = new Float64Array(0);
 const FIRST_TIMES = 64;
-const spareTimes: Float64Array[] = [];
-const MAX_SPARE_TIMES = 256;
-const MAX_SPARE_TIMES_LENGTH = 1 << 13;
-
-function spareTimesArray(values: Float64Array): void {
-  if (
-    values.length > 0 && values.length <= MAX_SPARE_TIMES_LENGTH &&
-    spareTimes.length < MAX_SPARE_TIMES
-  ) spareTimes.push(values);
-}
+const spareTimes = new Spares<Float64Array>(1 << 13);
 
 /** A result while its request runs: arrival times go to `times` until `sealResult`. */
 export interface OpenResult extends SendResult {
@@ -511,7 +530,7 @@ export class TextCollector {
       }
       // Not ASCII: what was collected becomes the first part, the rest stays text.
       this.#parts = at > 0 ? [ascii.decode(bytes.subarray(0, at))] : [];
-      spareBuffer(bytes);
+      spareBytes.give(bytes);
       this.#bytes = null;
       this.#length = 0;
     }
@@ -551,11 +570,11 @@ export class TextCollector {
   #room(n: number): Uint8Array {
     const at = this.#length;
     let bytes = this.#bytes;
-    if (bytes === null) this.#bytes = bytes = spare.pop() ?? new Uint8Array(FIRST_BUFFER);
+    if (bytes === null) this.#bytes = bytes = spareBytes.take() ?? new Uint8Array(FIRST_BUFFER);
     if (at + n > bytes.length) {
       const grown = new Uint8Array(Math.max(bytes.length * 2, at + n));
       grown.set(bytes.subarray(0, at));
-      spareBuffer(bytes);
+      spareBytes.give(bytes);
       this.#bytes = bytes = grown;
     }
     return bytes;
@@ -567,7 +586,7 @@ export class TextCollector {
     if (this.#parts !== null) text = this.#parts.join("");
     else if (this.#bytes !== null) {
       text = ascii.decode(this.#bytes.subarray(0, this.#length));
-      spareBuffer(this.#bytes);
+      spareBytes.give(this.#bytes);
     }
     this.#bytes = null;
     this.#length = 0;
@@ -576,20 +595,9 @@ export class TextCollector {
   }
 }
 
-/**
- * Byte buffers that answers' text was collected in, for the next answers: each new buffer is an
- * allocation outside the heap, several per answer as it grows, that the collector has to track.
- * Bounded in number and in size; the one taken is the last given back, sized for a recent answer.
- */
-const spare: Uint8Array[] = [];
-const MAX_SPARE = 256;
-const MAX_SPARE_BYTES = 64 * 1024;
+/** Byte buffers that answers' text was collected in. */
+const spareBytes = new Spares<Uint8Array>(64 * 1024);
 const FIRST_BUFFER = 256;
-
-/** Gives a buffer no longer used back for reuse (or to the collector). */
-function spareBuffer(bytes: Uint8Array): void {
-  if (spare.length < MAX_SPARE && bytes.length <= MAX_SPARE_BYTES) spare.push(bytes);
-}
 
 /** Decodes the collector's bytes, which are all ASCII, without a UTF-8 check. */
 const ascii = new TextDecoder("latin1");

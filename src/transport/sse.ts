@@ -163,9 +163,10 @@ export class SseParser {
     let cr = s.includes("\r") ? s.indexOf("\r", pos) : -1;
     const sink = this.#sink;
     while (pos < n) {
+      // A run read by the sink leaves the parser between events, as it found it.
+      const between = this.#betweenEvents();
       if (
-        sink.readRun !== undefined && (startsWithData(s, pos) || startsWithEvent(s, pos)) &&
-        this.#betweenEvents()
+        between && sink.readRun !== undefined && (startsWithData(s, pos) || startsWithEvent(s, pos))
       ) {
         pos = sink.readRun(s, pos);
         if (pos >= n) break;
@@ -174,7 +175,7 @@ export class SseParser {
       const lf = s.indexOf("\n", pos);
       // Between events, the common ones are read at once: `data: …` alone and a blank line, or
       // the same after an `event:` line (typed streams: Anthropic, Responses).
-      if (lf !== -1 && this.#betweenEvents()) {
+      if (lf !== -1 && between) {
         if (s.charCodeAt(lf + 1) === LF && (cr === -1 || cr > lf) && startsWithData(s, pos)) {
           sink.onTyped("", s.slice(pos + 6, lf));
           pos = lf + 2;
