@@ -40,16 +40,16 @@ export interface Http1Options {
   /** Extra PEM root certificates trusted for `https://` (self-signed test servers). */
   caCerts?: string[];
   /**
-   * Starting size of each connection's read buffer; one read takes at most this many bytes. A
-   * buffer that a read fills completely doubles, up to `maxReadBufferBytes`. Default: from
-   * `connections`.
+   * Size of each connection's own read buffer; one read takes at most this many bytes, unless
+   * the connection holds a large buffer lent from the transport's pool (see `Connection`).
+   * Default: from `connections`.
    */
   readBufferBytes?: number;
-  /** Largest size a read buffer grows to. Default: from `connections`. */
+  /** Size of the large buffers the pool lends. Default: from `connections`. */
   maxReadBufferBytes?: number;
   /**
    * How many connections this transport may hold open at once (its slots): the read buffers
-   * are sized so that all of them together stay within a few tens of MiB.
+   * are sized so that all of them together stay within a few MiB.
    */
   connections?: number;
 }
@@ -57,17 +57,21 @@ export interface Http1Options {
 /** Headers larger than this are refused: a server sending more is not speaking HTTP to us. */
 const MAX_HEAD_BYTES = 64 * 1024;
 /**
- * Read buffers: every open connection holds one, waiting mostly for a few hundred bytes, and a
- * connection that receives faster grows its own. Their sizes come from the number of
- * connections: at most 4 MiB of starting buffers and 16 MiB when all have grown, within these
- * bounds per connection.
+ * Read buffers: every open connection holds a small one, waiting mostly for a few hundred bytes;
+ * a connection whose read filled its buffer (more is waiting) borrows a large one from its
+ * transport's pool, and gives it back once a read leaves it part empty. Most reads block on a
+ * buffer for a while before any byte comes, so a large buffer for each connection would mostly
+ * sit in such waits; lent ones are in reads that return at once. Sizes come from the number of
+ * connections: at most 4 MiB of own buffers and 8 MiB of large ones, within these bounds.
  */
 const MIN_READ_BUFFER = 1024;
 const START_READ_BUFFER = 8 * 1024;
-const MIN_GROWN_BUFFER = 8 * 1024;
-const MAX_READ_BUFFER = 128 * 1024;
+const MIN_LENT_BUFFER = 16 * 1024;
+const MAX_LENT_BUFFER = 128 * 1024;
 const START_BUDGET = 4 * 1024 * 1024;
-const GROWN_BUDGET = 16 * 1024 * 1024;
+const LENT_BUDGET = 8 * 1024 * 1024;
+/** Large buffers lent at once, at the least: a few fast streams always find one. */
+const MIN_LENT = 16;
 
 /** A power of two in [lo, hi], at most `budget / connections`. */
 function bufferSize(budget: number, connections: number, lo: number, hi: number): number {
@@ -86,9 +90,45 @@ const utf8 = new TextDecoder();
 /** A request error that is the server's fault (malformed answer), not the network's. */
 class ProtocolError extends Error {}
 
+/**
+ * The large read buffers a transport lends to its connections, made as they are first needed,
+ * at most `max` of them.
+ */
+class LentBuffers {
+  readonly size: number;
+  #max: number;
+  #spare: Uint8Array[] = [];
+  /** Buffers made and not lost with a closed connection. */
+  #made = 0;
+
+  constructor(size: number, max: number) {
+    this.size = size;
+    this.#max = max;
+  }
+
+  /** A large buffer, or null when all are lent. */
+  take(): Uint8Array | null {
+    const spare = this.#spare.pop();
+    if (spare !== undefined) return spare;
+    if (this.#made >= this.#max) return null;
+    this.#made++;
+    return new Uint8Array(this.size);
+  }
+
+  give(buf: Uint8Array): void {
+    this.#spare.push(buf);
+  }
+
+  /** A lent buffer is not coming back (its connection closed, maybe in a read into it). */
+  lost(): void {
+    this.#made--;
+  }
+}
+
 /** One open connection and its read buffer. */
 class Connection {
   conn: Deno.Conn;
+  /** The buffer reads go to: the connection's own, or one lent by `#lent`. */
   buf: Uint8Array;
   /** Unread bytes are `buf[start, end)`. */
   start = 0;
@@ -96,15 +136,17 @@ class Connection {
   closed = false;
   /** Requests answered on this connection (0 = fresh). */
   uses = 0;
-  /** The last read filled the free space: the buffer doubles when next emptied. */
-  #grow = false;
+  #own: Uint8Array;
+  #pool: LentBuffers;
+  /** `buf` is lent by the pool. */
+  #lent = false;
+  /** The last read filled the free space: more is likely waiting. */
+  #full = false;
 
-  #maxBuffer: number;
-
-  constructor(conn: Deno.Conn, bufferBytes: number, maxBufferBytes: number) {
+  constructor(conn: Deno.Conn, bufferBytes: number, pool: LentBuffers) {
     this.conn = conn;
-    this.buf = new Uint8Array(bufferBytes);
-    this.#maxBuffer = maxBufferBytes;
+    this.buf = this.#own = new Uint8Array(bufferBytes);
+    this.#pool = pool;
   }
 
   /**
@@ -113,19 +155,27 @@ class Connection {
    * needed: a method wrapping it would cost an async step per read.
    */
   space(): Uint8Array {
+    if (this.#full) {
+      this.#full = false;
+      if (!this.#lent) {
+        const big = this.#pool.take();
+        if (big !== null) this.#move(big, true);
+      }
+    } else if (this.#lent && this.end - this.start <= this.#own.length) {
+      // The last read left room: the stream caught up, and its own buffer serves again.
+      this.#pool.give(this.#move(this.#own, false));
+    }
     if (this.start === this.end) {
       this.start = 0;
       this.end = 0;
-      if (this.#grow) {
-        this.#grow = false;
-        this.buf = new Uint8Array(this.buf.length * 2);
-      }
     } else if (this.end === this.buf.length) {
       if (this.start === 0) {
-        // Unread bytes fill the buffer (a huge header or chunk-size line): grow it.
+        // Unread bytes fill the buffer (a huge header or chunk-size line): a bigger own one.
         const bigger = new Uint8Array(this.buf.length * 2);
-        bigger.set(this.buf);
-        this.buf = bigger;
+        const lent = this.#lent;
+        const old = this.#move(bigger, false);
+        if (lent) this.#pool.give(old);
+        this.#own = bigger;
       } else {
         this.buf.copyWithin(0, this.start, this.end);
         this.end -= this.start;
@@ -136,13 +186,31 @@ class Connection {
     return this.end === 0 ? this.buf : this.buf.subarray(this.end);
   }
 
+  /** Makes `to` the buffer, its unread bytes moved to its front; returns the one it replaces. */
+  #move(to: Uint8Array, lent: boolean): Uint8Array {
+    const from = this.buf;
+    const n = this.end - this.start;
+    if (n > 0) to.set(from.subarray(this.start, this.end));
+    this.buf = to;
+    this.start = 0;
+    this.end = n;
+    this.#lent = lent;
+    return from;
+  }
+
   /** Takes the result of a read into `space()`; false at end of stream. */
   filled(n: number | null): boolean {
     if (n === null) return false;
-    const space = this.buf.length - this.end;
+    if (n === this.buf.length - this.end) this.#full = true;
     this.end += n;
-    if (n === space && this.buf.length < this.#maxBuffer) this.#grow = true;
     return true;
+  }
+
+  /** Between answers: a lent buffer goes back (nothing is unread on a reusable connection). */
+  idle(): void {
+    if (this.#lent && this.start === this.end) {
+      this.#pool.give(this.#move(this.#own, false));
+    }
   }
 
   async writeAll(bytes: Uint8Array): Promise<void> {
@@ -153,6 +221,12 @@ class Connection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.#lent) {
+      // A read may still hold it: it is not lent again.
+      this.#pool.lost();
+      this.buf = this.#own;
+      this.#lent = false;
+    }
     try {
       this.conn.close();
     } catch { /* already closed by the peer */ }
@@ -634,11 +708,12 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
   const connections = Math.max(1, options.connections ?? 1);
   const bufferBytes = options.readBufferBytes ??
     bufferSize(START_BUDGET, connections, MIN_READ_BUFFER, START_READ_BUFFER);
-  const maxBufferBytes = Math.max(
+  const lentBytes = Math.max(
     bufferBytes,
     options.maxReadBufferBytes ??
-      bufferSize(GROWN_BUDGET, connections, MIN_GROWN_BUFFER, MAX_READ_BUFFER),
+      bufferSize(LENT_BUDGET, connections, MIN_LENT_BUFFER, MAX_LENT_BUFFER),
   );
+  const lent = new LentBuffers(lentBytes, Math.max(MIN_LENT, Math.floor(LENT_BUDGET / lentBytes)));
   const idle = new Map<string, Connection[]>();
   const origins = new Map<string, Origin>();
   const active = new Set<Connection>();
@@ -687,7 +762,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: options.caCerts })
       : await Deno.connect({ hostname: o.hostname, port: o.port });
     if (!o.tls) (conn as Deno.TcpConn).setNoDelay(true);
-    return new Connection(conn, bufferBytes, maxBufferBytes);
+    return new Connection(conn, bufferBytes, lent);
   }
 
   function takeIdle(o: Origin): Connection | undefined {
@@ -705,6 +780,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       c.close();
       return;
     }
+    c.idle();
     let list = idle.get(o.key);
     if (!list) idle.set(o.key, list = []);
     list.push(c);

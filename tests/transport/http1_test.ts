@@ -322,3 +322,71 @@ Deno.test("http1: requests in flight together time out each by its own deadline"
     await srv.close();
   }
 });
+
+/** Distinct arrival times: one per network read that completed events. */
+function reads(r: { responsePerf: Float64Array }): number {
+  return new Set(r.responsePerf).size;
+}
+
+Deno.test("http1: a burst is read into a lent large buffer, slow pieces into the connection's own", async () => {
+  const burst = Array.from({ length: 200 }, (_, i) => chunk(`b${i} `)).join("");
+  const slow = ["s1 ", "s2 ", "s3 "].map(chunk);
+  const srv = rawServer(async (conn) => {
+    await conn.write(enc.encode(SSE_HEAD + chunked(burst)));
+    for (const s of slow) {
+      await new Promise((r) => setTimeout(r, 15));
+      await conn.write(enc.encode(chunked(s)));
+    }
+    await conn.write(enc.encode(chunked("data: [DONE]\n\n") + "0\r\n\r\n"));
+    return true;
+  });
+  const want = Array.from({ length: 200 }, (_, i) => `b${i} `).join("") + "s1 s2 s3 ";
+  // Own buffers of 64 bytes; a lent one holds the whole burst.
+  const t = createHttp1Transport({ readBufferBytes: 64, maxReadBufferBytes: 1 << 20 });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const r = await t.send(opts(srv.url));
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, want);
+      assert.equal(r.responsePerf.length, 203);
+      // 64-byte reads would take one or two per event; the lent buffer takes the burst at once.
+      assert.ok(reads(r) <= 10, `${reads(r)} reads`);
+    }
+    assert.equal(srv.accepted(), 1);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: more bursting streams than lent buffers, and lent buffers lost with their connections", async () => {
+  const burst = (n: number) => Array.from({ length: 60 }, (_, i) => chunk(`${n}.${i} `)).join("");
+  const srv = rawServer(async (conn, _req, n) => {
+    await conn.write(enc.encode(SSE_HEAD + chunked(burst(n))));
+    await new Promise((r) => setTimeout(r, 5));
+    if (n % 5 === 4) return false; // Closed in the middle of the answer.
+    await conn.write(enc.encode(chunked(chunk("end") + "data: [DONE]\n\n") + "0\r\n\r\n"));
+    return true;
+  });
+  // Lent buffers of 1 MiB: the budget allows 16 at once, for 40 streams.
+  const t = createHttp1Transport({ readBufferBytes: 64, maxReadBufferBytes: 1 << 20 });
+  try {
+    for (let round = 0; round < 3; round++) {
+      const rs = await Promise.all(Array.from({ length: 40 }, () => t.send(opts(srv.url))));
+      let cut = 0;
+      for (const r of rs) {
+        const n = /^(\d+)\./.exec(r.outputText)?.[1];
+        assert.ok(n !== undefined, r.outputText.slice(0, 40));
+        const want = Array.from({ length: 60 }, (_, i) => `${n}.${i} `).join("");
+        if (r.error !== null) {
+          cut++;
+          assert.equal(r.outputText, want);
+        } else assert.equal(r.outputText, want + "end");
+      }
+      assert.equal(cut, 8);
+    }
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
