@@ -21,48 +21,38 @@ import type { RequestRecord } from "./record.ts";
 /** Receives finished records; the Worker batches them to the main thread. */
 export type RecordSink = (record: RequestRecord) => void;
 
-/** Cancels every in-flight request of a Worker at once (second Ctrl+C, grace period over). */
+/**
+ * Cancels every in-flight request of a Worker at once (second Ctrl+C, grace period over). Requests
+ * share one signal; only a request to be cancelled on purpose has a controller of its own,
+ * registered here until it ends. Thousands of slots each holding a controller, its signal and the
+ * transport's watch of it would cost memory for as long as the run lasts.
+ */
 export class InFlight {
-  #controllers = new Set<AbortController>();
-  /** A controller registered until `release`. */
+  #all = new AbortController();
+  #own = new Set<AbortController>();
+
+  /** The signal of requests that are not cancelled on purpose. */
+  get signal(): AbortSignal {
+    return this.#all.signal;
+  }
+
+  /** A controller of a request's own, registered until `release`. */
   acquire(): AbortController {
     const c = new AbortController();
-    this.#controllers.add(c);
+    this.#own.add(c);
     return c;
   }
+
   release(c: AbortController): void {
-    this.#controllers.delete(c);
+    this.#own.delete(c);
   }
+
+  /** Aborts every request in flight; later requests get a fresh signal. */
   abortAll(): void {
-    for (const c of this.#controllers) c.abort();
-  }
-}
-
-/**
- * The cancellation a slot's requests share: one registered controller, reused from request to
- * request until one of them is aborted (a request cancelled on purpose, or all at once), rather
- * than one per request.
- */
-class Lease {
-  #inFlight: InFlight;
-  #controller: AbortController;
-
-  constructor(inFlight: InFlight) {
-    this.#inFlight = inFlight;
-    this.#controller = inFlight.acquire();
-  }
-
-  /** The controller of the next request: a fresh one once the last was aborted. */
-  next(): AbortController {
-    if (this.#controller.signal.aborted) {
-      this.#inFlight.release(this.#controller);
-      this.#controller = this.#inFlight.acquire();
-    }
-    return this.#controller;
-  }
-
-  end(): void {
-    this.#inFlight.release(this.#controller);
+    const all = this.#all;
+    this.#all = new AbortController();
+    all.abort();
+    for (const c of this.#own) c.abort();
   }
 }
 
@@ -81,7 +71,7 @@ export async function runSlots(opts: {
    */
   sinkCopies?: boolean;
 }): Promise<void> {
-  const { plan, control } = opts;
+  const { plan, control, inFlight } = opts;
   // This Worker's own in-flight counter, for the live API's per-Worker view.
   const own = workerInFlight(opts.workerId);
   const { conversations, bodies } = opts.dataset;
@@ -107,7 +97,6 @@ export async function runSlots(opts: {
     sessionNum: number,
     conversationIndex: number,
     firstPerf: number | null,
-    lease: Lease,
   ): Promise<boolean> {
     const conv = conversations[conversationIndex];
     let intendedPerf = firstPerf;
@@ -125,12 +114,14 @@ export async function runSlots(opts: {
       }
       if (!claimRequest(control, plan.requestLimit)) return false;
       const requestId = crypto.randomUUID();
-      const controller = lease.next();
       // A seeded share of requests is cancelled on purpose, the same ones for the same seed.
-      const cancelTimer = cancelPercent > 0 &&
+      const cancelling = cancelPercent > 0 &&
           hash32(plan.seed, sessionNum, 7000 + turnIndex) / 2 ** 32 < cancelPercent / 100
-        ? setTimeout(() => controller.abort(), plan.cancelDelayMs ?? 0)
-        : undefined;
+        ? inFlight.acquire()
+        : null;
+      const cancelTimer = cancelling === null
+        ? undefined
+        : setTimeout(() => cancelling.abort(), plan.cancelDelayMs ?? 0);
       Atomics.add(control, Ctl.IN_FLIGHT, 1);
       Atomics.add(control, own, 1);
       const result = await transport.send({
@@ -146,9 +137,12 @@ export async function runSlots(opts: {
         streaming: plan.streaming,
         endpoint,
         timeoutMs: plan.timeoutMs,
-        signal: controller.signal,
+        signal: cancelling === null ? inFlight.signal : cancelling.signal,
       });
-      clearTimeout(cancelTimer);
+      if (cancelling !== null) {
+        clearTimeout(cancelTimer);
+        inFlight.release(cancelling);
+      }
       Atomics.sub(control, Ctl.IN_FLIGHT, 1);
       Atomics.sub(control, own, 1);
       Atomics.add(control, Ctl.COMPLETED, 1);
@@ -205,20 +199,15 @@ export async function runSlots(opts: {
 
   /** Closed loop: start the next conversation as soon as this slot (and a place) is free. */
   async function slot(): Promise<void> {
-    const lease = new Lease(opts.inFlight);
-    try {
-      while (!stopped()) {
-        if (!(await acquireSlot(control))) return;
-        try {
-          const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
-          if (sessionNum >= plan.conversationLimit) return;
-          if (!(await conversation(sessionNum, pick(sessionNum), null, lease))) return;
-        } finally {
-          releaseSlot(control);
-        }
+    while (!stopped()) {
+      if (!(await acquireSlot(control))) return;
+      try {
+        const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+        if (sessionNum >= plan.conversationLimit) return;
+        if (!(await conversation(sessionNum, pick(sessionNum), null))) return;
+      } finally {
+        releaseSlot(control);
       }
-    } finally {
-      lease.end();
     }
   }
 
@@ -239,12 +228,10 @@ export async function runSlots(opts: {
       if (!(await waitUntil(intended, stopped))) break;
       if (!(await acquireSlot(control))) break;
       const index = timing.mode === "fixed" ? timing.order[i] : pick(i);
-      const lease = new Lease(opts.inFlight);
-      const p: Promise<void> = conversation(i, index, intended, lease).then(
+      const p: Promise<void> = conversation(i, index, intended).then(
         () => {},
         () => {},
       ).finally(() => {
-        lease.end();
         releaseSlot(control);
         running.delete(p);
       });

@@ -26,6 +26,7 @@ import {
   streamEnded,
 } from "./send.ts";
 import { SseParser } from "./sse.ts";
+import { type SignalWatch, watchSignal } from "./signal_watch.ts";
 
 /** A transport: `send` as in send.ts, plus `close` to drop the idle connections it keeps. */
 export interface Transport {
@@ -622,30 +623,6 @@ class Deadlines {
 }
 
 /**
- * The requests in flight under one caller's signal, and the signal's one listener: a signal is
- * usually a slot's, used by request after request, and adding and removing a listener per request
- * cost more (and made garbage) than the request's own cancellation.
- */
-class SignalWatch {
-  readonly requests = new Set<Cancellation>();
-  #signal: AbortSignal;
-
-  constructor(signal: AbortSignal) {
-    this.#signal = signal;
-    signal.addEventListener("abort", this, { once: true });
-  }
-
-  /** The signal aborted (this object is the listener): every request under it is cancelled. */
-  handleEvent(): void {
-    for (const c of this.requests) c.cancel(this.#signal.reason);
-    this.requests.clear();
-  }
-}
-
-/** The watch of each caller's signal, made on its first request. */
-const watches = new WeakMap<AbortSignal, SignalWatch>();
-
-/**
  * One request's cancellation by its timeout or the caller's signal: closing the request's
  * connection is how a pending read is interrupted, and a connect under way fails. Built without
  * an AbortController or closures (the caller's signal is watched once for all the requests under
@@ -674,10 +651,7 @@ class Cancellation {
     if (external) {
       if (external.aborted) this.cancel(external.reason);
       else {
-        let watch = watches.get(external);
-        if (watch === undefined) watches.set(external, watch = new SignalWatch(external));
-        watch.requests.add(this);
-        this.#watch = watch;
+        this.#watch = watchSignal(external, this);
       }
     }
   }

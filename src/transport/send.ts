@@ -6,6 +6,7 @@
  * whatever was read before it. The contract is transport-neutral: only `SendResult` leaves here.
  */
 
+import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
 import type { RecordError, Usage } from "../load/record.ts";
 import { SseParser, type SseSink } from "./sse.ts";
@@ -199,13 +200,16 @@ export interface RequestAbort {
 /** Starts a request's timer and links the caller's signal; call `release()` when it ends. */
 export function requestAbort(timeoutMs: number, external: AbortSignal | undefined): RequestAbort {
   const ac = new AbortController();
-  const onAbort = () => ac.abort(external!.reason);
-  const state: RequestAbort = {
+  let watch: SignalWatch | null = null;
+  const state: RequestAbort & Cancelable = {
     signal: ac.signal,
     timedOut: false,
     release() {
       clearTimeout(timer);
-      external?.removeEventListener("abort", onAbort);
+      watch?.requests.delete(state);
+    },
+    cancel(reason: unknown) {
+      ac.abort(reason);
     },
   };
   // Timers past 2^31-1 ms would fire at once; no limit at all means no timer.
@@ -217,7 +221,7 @@ export function requestAbort(timeoutMs: number, external: AbortSignal | undefine
     : undefined;
   if (external) {
     if (external.aborted) ac.abort(external.reason);
-    else external.addEventListener("abort", onAbort, { once: true });
+    else watch = watchSignal(external, state);
   }
   return state;
 }

@@ -23,7 +23,7 @@ async function run(
   conversations: PlannedConversation[],
   plan: Partial<PhasePlan>,
   cap = UNCAPPED,
-  { slots = 1, sinkCopies = false } = {},
+  { slots = 1, sinkCopies = false, inFlight = new InFlight() } = {},
 ): Promise<{ records: RequestRecord[]; seen: number[][]; startNs: bigint }> {
   const control = createControl(1);
   Atomics.store(control, Ctl.CAP, cap);
@@ -35,7 +35,7 @@ async function run(
     slots,
     dataset: packConversations(conversations),
     control,
-    inFlight: new InFlight(),
+    inFlight,
     sink: (r) => {
       records.push(r);
       seen.push([...r.responseNs]);
@@ -162,6 +162,35 @@ Deno.test("after a cancelled request, the slot's next request runs to its end", 
       assert.equal(r.error, null);
       assert.ok(r.endNs >= 145e6, `ended at ${r.endNs / 1e6} ms`);
     }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("aborting all in flight cancels every request, own controllers too; later ones run", async () => {
+  const server = await startMockServer({ ttftMs: 400, outputTokens: 1 });
+  try {
+    const inFlight = new InFlight();
+    const convs = (n: number) => Array.from({ length: n }, (_, i) => conv(`c${i}`));
+    // Four slots: two requests on the shared signal, two with controllers of their own (their
+    // planned cancellation comes long after).
+    const aborted = run(server.url, convs(4), { cancelPercent: 50, cancelDelayMs: 5000 }, 4, {
+      slots: 4,
+      inFlight,
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    inFlight.abortAll();
+    const { records } = await aborted;
+    assert.equal(records.length, 4);
+    for (const r of records) {
+      assert.equal(r.cancelled, true);
+      assert.equal(r.error?.code, 499);
+      assert.ok(r.endNs < 350e6, `ended at ${r.endNs / 1e6} ms`);
+    }
+    // The next phase, under the same Worker's InFlight, runs to its end.
+    const next = await run(server.url, convs(4), {}, 4, { slots: 4, inFlight });
+    assert.equal(next.records.length, 4);
+    for (const r of next.records) assert.equal(r.error, null);
   } finally {
     await server.close();
   }
