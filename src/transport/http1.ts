@@ -63,13 +63,13 @@ const MAX_HEAD_BYTES = 64 * 1024;
  * transport's pool, and gives it back once a read leaves it part empty. Most reads block on a
  * buffer for a while before any byte comes, so a large buffer for each connection would mostly
  * sit in such waits; lent ones are in reads that return at once. Sizes come from the number of
- * connections: at most 4 MiB of own buffers and 8 MiB of large ones, within these bounds.
+ * connections: at most 2 MiB of own buffers and 8 MiB of large ones, within these bounds.
  */
 const MIN_READ_BUFFER = 1024;
 const START_READ_BUFFER = 8 * 1024;
 const MIN_LENT_BUFFER = 16 * 1024;
 const MAX_LENT_BUFFER = 128 * 1024;
-const START_BUDGET = 4 * 1024 * 1024;
+const START_BUDGET = 2 * 1024 * 1024;
 const LENT_BUDGET = 8 * 1024 * 1024;
 /** Large buffers lent at once, at the least: a few fast streams always find one. */
 const MIN_LENT = 16;
