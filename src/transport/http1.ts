@@ -312,9 +312,11 @@ class WholeBody implements BodySink {
 }
 
 /**
- * Reads a body off a connection, passing its content (framing removed) to a sink one network
- * read at a time. The content handed over lives in the connection's buffer and is only valid
- * during the call.
+ * A body's framing on a connection: `next` passes the content of the bytes read so far (framing
+ * removed) to a sink. The content handed over lives in the connection's buffer and is only valid
+ * during the call. The reads themselves are awaited by the request (`send`), not here: an async
+ * method would be one more suspended frame, with its promise and closures, for every stream in
+ * flight.
  */
 class BodyReader {
   #c: Connection;
@@ -322,11 +324,14 @@ class BodyReader {
   /** Bytes still expected: a Content-Length body's rest, or the current chunk's. */
   #remaining: number;
   #chunk: Chunk = Chunk.SIZE;
+  /** The body has no length and ends when the server closes the connection. */
+  readonly untilClose: boolean;
 
   constructor(c: Connection, head: Head) {
     this.#c = c;
     this.#head = head;
     this.#remaining = head.chunked ? 0 : head.contentLength;
+    this.untilClose = !head.chunked && head.contentLength < 0;
   }
 
   /** True when the body was read to its end (the connection may be reused). */
@@ -334,32 +339,15 @@ class BodyReader {
     return this.#head.chunked ? this.#chunk === Chunk.DONE : this.#remaining === 0;
   }
 
-  /**
-   * Processes the buffered bytes, then reads until the body ends or `sink.data` returns false.
-   * `sink.stamp` stamps each read's arrival; `sink.data` gets the content of one read.
-   * @returns false when `sink.data` asked to stop.
-   */
-  async read(sink: BodySink): Promise<boolean> {
-    const c = this.#c;
-    const untilClose = !this.#head.chunked && this.#head.contentLength < 0;
-    let first = true;
-    for (;;) {
-      if (!first || c.start === c.end) {
-        if (this.complete && !untilClose) return true;
-        const more = c.filled(await c.conn.read(c.space()));
-        if (!more) {
-          if (untilClose) return true;
-          throw new Error("the server closed the connection before the answer ended");
-        }
-      }
-      // Bytes that came with the headers arrived with them: stamp them now too.
-      // A read waits a turn before its parsing when the sink asks (EventReader.stamp).
-      if (sink.stamp()) await null;
-      first = false;
-      const content = this.#head.chunked ? this.#dechunk() : this.#plain(untilClose);
-      if (content.length > 0 && !sink.data(content)) return false;
-      if (this.complete && !untilClose) return true;
-    }
+  /** True when nothing more is to be read: the body ended (not one read until close). */
+  get ended(): boolean {
+    return !this.untilClose && this.complete;
+  }
+
+  /** Passes the content of the buffered bytes to `sink`; false when `sink.data` asked to stop. */
+  next(sink: BodySink): boolean {
+    const content = this.#head.chunked ? this.#dechunk() : this.#plain(this.untilClose);
+    return content.length === 0 || sink.data(content);
   }
 
   #plain(untilClose: boolean): Uint8Array {
@@ -829,30 +817,47 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       const ok = head.status >= 200 && head.status < 300;
       // The answer's own type wins, as in send.ts.
       const sse = ok && (head.eventStream || (opts.streaming && !head.json));
+      const events = sse ? new EventReader(r, state, opts.endpoint) : null;
+      const sseBody = events !== null ? new SseBody(events) : null;
+      const whole = sseBody === null ? new WholeBody() : null;
+      const sink: BodySink = sseBody ?? whole!;
+      phase = sse ? "stream" : "body";
 
-      let finished: boolean;
-      if (sse) {
-        phase = "stream";
-        const events = new EventReader(r, state, opts.endpoint);
-        const sink = new SseBody(events);
-        try {
-          finished = await body.read(sink);
-          if (finished) {
-            events.at = performance.now();
-            sink.parser.end();
+      // The body, a read at a time (written out here: see BodyReader). Bytes that came with the
+      // head are handled first, stamped now: they arrived with it.
+      let finished = true;
+      try {
+        let first = true;
+        for (;;) {
+          if (!first || conn.start === conn.end) {
+            if (body.ended) break;
+            if (!conn.filled(await conn.conn.read(conn.space()))) {
+              if (body.untilClose) break;
+              throw new Error("the server closed the connection before the answer ended");
+            }
           }
-        } finally {
-          events.finish();
+          first = false;
+          // A read waits a turn before its parsing when the sink asks (EventReader.stamp).
+          if (sink.stamp()) await null;
+          if (!body.next(sink)) {
+            finished = false;
+            break;
+          }
+          if (body.ended) break;
         }
-        r.endPerf = performance.now();
+        if (finished && sseBody !== null) {
+          sseBody.events.at = performance.now();
+          sseBody.parser.end();
+        }
+      } finally {
+        events?.finish();
+      }
+      r.endPerf = performance.now();
+      if (events !== null) {
         if (!events.stop) streamEnded(r, state, opts.endpoint);
         finished = finished && !events.stop;
       } else {
-        phase = "body";
-        const sink = new WholeBody();
-        finished = await body.read(sink);
-        r.endPerf = performance.now();
-        const text = utf8.decode(concat(sink.parts));
+        const text = utf8.decode(concat(whole!.parts));
         if (ok) applyBody(r, state, opts.endpoint, text);
         else httpError(r, head.status, head.statusText, text);
       }
