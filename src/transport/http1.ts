@@ -158,7 +158,7 @@ class Connection {
   space(): Uint8Array {
     if (this.#full) {
       this.#full = false;
-      if (!this.#lent) {
+      if (!this.#lent && !this.closed) {
         const big = this.#pool.take();
         if (big !== null) this.#move(big, true);
       }
@@ -223,9 +223,9 @@ class Connection {
     if (this.closed) return;
     this.closed = true;
     if (this.#lent) {
-      // A read may still hold it: it is not lent again.
+      // A read may still hold it: it is not lent again. It stays `buf`: a cancellation can close
+      // the connection while the bytes of its last read are still being handled.
       this.#pool.lost();
-      this.buf = this.#own;
       this.#lent = false;
     }
     try {
