@@ -47,7 +47,7 @@ export interface Http1Options {
    */
   readBufferBytes?: number;
   /** Size of the large buffers the pool lends. Default: from `connections`. */
-  maxReadBufferBytes?: number;
+  lentBufferBytes?: number;
   /**
    * How many connections this transport may hold open at once (its slots): the read buffers
    * are sized so that all of them together stay within a few MiB.
@@ -65,11 +65,11 @@ const MAX_HEAD_BYTES = 64 * 1024;
  * sit in such waits; lent ones are in reads that return at once. Sizes come from the number of
  * connections: at most 2 MiB of own buffers and 8 MiB of large ones, within these bounds.
  */
-const MIN_READ_BUFFER = 1024;
-const START_READ_BUFFER = 8 * 1024;
+const MIN_OWN_BUFFER = 1024;
+const MAX_OWN_BUFFER = 8 * 1024;
 const MIN_LENT_BUFFER = 16 * 1024;
 const MAX_LENT_BUFFER = 128 * 1024;
-const START_BUDGET = 2 * 1024 * 1024;
+const OWN_BUDGET = 2 * 1024 * 1024;
 const LENT_BUDGET = 8 * 1024 * 1024;
 /** Large buffers lent at once, at the least: a few fast streams always find one. */
 const MIN_LENT = 16;
@@ -164,7 +164,7 @@ class Connection {
       }
     } else if (this.#lent && this.end - this.start <= this.#own.length) {
       // The last read left room: the stream caught up, and its own buffer serves again.
-      this.#pool.give(this.#move(this.#own, false));
+      this.#giveBack();
     }
     if (this.start === this.end) {
       this.start = 0;
@@ -209,9 +209,12 @@ class Connection {
 
   /** Between answers: a lent buffer goes back (nothing is unread on a reusable connection). */
   idle(): void {
-    if (this.#lent && this.start === this.end) {
-      this.#pool.give(this.#move(this.#own, false));
-    }
+    if (this.#lent && this.start === this.end) this.#giveBack();
+  }
+
+  /** Back to the own buffer, with the unread bytes (which fit in it); the lent one returns. */
+  #giveBack(): void {
+    this.#pool.give(this.#move(this.#own, false));
   }
 
   async writeAll(bytes: Uint8Array): Promise<void> {
@@ -669,10 +672,10 @@ function timeUp(c: Cancellation): void {
 export function createHttp1Transport(options: Http1Options = {}): Transport {
   const connections = Math.max(1, options.connections ?? 1);
   const bufferBytes = options.readBufferBytes ??
-    bufferSize(START_BUDGET, connections, MIN_READ_BUFFER, START_READ_BUFFER);
+    bufferSize(OWN_BUDGET, connections, MIN_OWN_BUFFER, MAX_OWN_BUFFER);
   const lentBytes = Math.max(
     bufferBytes,
-    options.maxReadBufferBytes ??
+    options.lentBufferBytes ??
       bufferSize(LENT_BUDGET, connections, MIN_LENT_BUFFER, MAX_LENT_BUFFER),
   );
   const lent = new LentBuffers(lentBytes, Math.max(MIN_LENT, Math.floor(LENT_BUDGET / lentBytes)));

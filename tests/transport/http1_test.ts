@@ -342,7 +342,7 @@ Deno.test("http1: a burst is read into a lent large buffer, slow pieces into the
   });
   const want = Array.from({ length: 200 }, (_, i) => `b${i} `).join("") + "s1 s2 s3 ";
   // Own buffers of 64 bytes; a lent one holds the whole burst.
-  const t = createHttp1Transport({ readBufferBytes: 64, maxReadBufferBytes: 1 << 20 });
+  const t = createHttp1Transport({ readBufferBytes: 64, lentBufferBytes: 1 << 20 });
   try {
     for (let i = 0; i < 3; i++) {
       const r = await t.send(opts(srv.url));
@@ -369,7 +369,7 @@ Deno.test("http1: more bursting streams than lent buffers, and lent buffers lost
     return true;
   });
   // Lent buffers of 1 MiB: the budget allows 16 at once, for 40 streams.
-  const t = createHttp1Transport({ readBufferBytes: 64, maxReadBufferBytes: 1 << 20 });
+  const t = createHttp1Transport({ readBufferBytes: 64, lentBufferBytes: 1 << 20 });
   try {
     for (let round = 0; round < 3; round++) {
       const rs = await Promise.all(Array.from({ length: 40 }, () => t.send(opts(srv.url))));
