@@ -18,6 +18,7 @@ import {
   plainJsonText,
 } from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
+import { releaseSlot, scanned, scanRun, takeSlot, writeJoint } from "./sse_scan.ts";
 
 /** What to send and how to read the answer. */
 export interface SendOptions {
@@ -570,6 +571,15 @@ export class TextCollector {
     return true;
   }
 
+  /** Adds the text whose bytes, all ASCII, are `src[from, from + length)`. */
+  addAscii(src: Uint8Array, from: number, length: number): void {
+    const part = src.subarray(from, from + length);
+    if (this.#parts === null) {
+      this.#room(length).set(part, this.#length);
+      this.#length += length;
+    } else this.#parts.push(ascii.decode(part));
+  }
+
   /** The byte buffer, with room for `n` more bytes after what it holds. */
   #room(n: number): Uint8Array {
     const at = this.#length;
@@ -603,6 +613,24 @@ export class TextCollector {
 const spareBytes = new Spares<Uint8Array>(64 * 1024);
 const FIRST_BUFFER = 256;
 
+/** Bytes of `s` in UTF-8 (a lone surrogate as U+FFFD, as TextEncoder writes it). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
 /** Decodes the collector's bytes, which are all ASCII, without a UTF-8 check. */
 const ascii = new TextDecoder("latin1");
 
@@ -629,6 +657,12 @@ export class EventReader implements SseSink {
   #head = "";
   #joint = "";
   #last = "";
+  /** The template whose joint is in `#slot` for `readRunBytes`, and the joint's parts' sizes. */
+  #scanTemplate: ChunkTemplate | undefined = undefined;
+  #slot = -1;
+  /** Bytes of the joint and of its last part; -1 when the joint cannot be scanned. */
+  #jointLength = -1;
+  #lastLength = 0;
   #r: OpenResult;
   #state: ReadState;
   #endpoint: Endpoint;
@@ -717,6 +751,36 @@ export class EventReader implements SseSink {
     }
   }
 
+  /**
+   * `readRun` on a read's bytes (`SseSink.readRunBytes`): the same events, read the same way, by
+   * the WebAssembly scan of `sse_scan.ts`, as long as their text is ASCII (an event whose text is
+   * not is left to the parser, which decodes it). Templates with a counter are left to `readRun`.
+   */
+  readRunBytes(b: Uint8Array, at: number, fresh: boolean): number {
+    if (this.stop) return -1;
+    const t = this.#endpoint.textTemplate?.(this.#streamState);
+    if (t === undefined || t.counter !== undefined) return -1;
+    if (this.#scanTemplate !== t) this.#prepareScan(t);
+    if (this.#jointLength < 0) return -1;
+    const done = scanRun(b, fresh, at, this.#slot, this.#jointLength, this.#lastLength);
+    if (done <= at) return done;
+    const found = scanned();
+    t.reads += found.events;
+    if (found.length > 0) this.#texts.addAscii(found.bytes, found.from, found.length);
+    for (let i = 0; i < found.texts; i++) stampResponse(this.#r, this.at, false);
+    return done;
+  }
+
+  /** Puts template `t`'s joint in this answer's slot of the scan's memory. */
+  #prepareScan(t: ChunkTemplate): void {
+    const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
+    const last = t.suffix + "\n\n";
+    this.#scanTemplate = t;
+    if (this.#slot < 0) this.#slot = takeSlot();
+    this.#jointLength = writeJoint(this.#slot, last + lead + t.prefix);
+    this.#lastLength = utf8Length(last);
+  }
+
   /** Makes the strings `readRun` compares for template `t`. */
   #prepareRun(t: ChunkTemplate): void {
     const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
@@ -770,6 +834,12 @@ export class EventReader implements SseSink {
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */
   finish(): void {
+    if (this.#slot >= 0) {
+      releaseSlot(this.#slot);
+      this.#slot = -1;
+      this.#scanTemplate = undefined;
+      this.#jointLength = -1;
+    }
     const text = this.#texts.take();
     if (text !== "") {
       this.#r.outputText += text;

@@ -33,6 +33,15 @@ export interface SseSink {
    * `at` when it read none. The parser reads what follows as usual.
    */
   readRun?(text: string, at: number): number;
+  /**
+   * Optional: `readRun` on the chunk's bytes, before they are decoded. Called between events
+   * with `at` the start of an event (any line); reads as many events as it can from there and
+   * returns where it stopped (`at` when it read none), or -1 when it reads no events at all for
+   * now (the parser then decodes the rest of the chunk at once). `fresh` is true for the first
+   * call with a chunk, false when the same chunk is offered again further on. The parser decodes
+   * and reads only what the sink leaves: the bulk of a stream is never made into a string.
+   */
+  readRunBytes?(bytes: Uint8Array, at: number, fresh: boolean): number;
 }
 
 /**
@@ -60,6 +69,13 @@ function startsWithData(s: string, pos: number): boolean {
     s.charCodeAt(pos + 4) === 58 && s.charCodeAt(pos + 5) === SPACE;
 }
 
+/**
+ * Events a sink that reads runs of bytes may decline to read at a stream's start, one by one,
+ * before the rest of each chunk is decoded at once: a stream's text template is known from its
+ * first text event on, and a sink that never reads runs is not asked event by event.
+ */
+const UNREAD_EVENTS = 4;
+
 /** Fields up to this long are copied when their event goes on in the next chunk. */
 const SHORT = 4096;
 
@@ -81,6 +97,14 @@ function completeUtf8(bytes: Uint8Array): number {
   return n;
 }
 
+/** Where the first blank line (`\n\n`) at or after `from` ends in `b`; `b.length` when none. */
+function eventEnd(b: Uint8Array, from: number): number {
+  for (let i = b.indexOf(LF, from); i !== -1; i = b.indexOf(LF, i + 1)) {
+    if (b[i + 1] === LF) return i + 2;
+  }
+  return b.length;
+}
+
 /**
  * The parser state for one stream. Push chunks in arrival order, then call `end()` once.
  * Events are delivered synchronously from `push`, so a caller that stamps the time before
@@ -100,6 +124,8 @@ export class SseParser {
   #id: string | undefined = undefined;
   #comment: string | undefined = undefined;
   #started = false;
+  /** Events decoded because the sink could read none yet (see `#pushBytes`). */
+  #unread = 0;
 
   /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
   constructor(sink: SseHandler | SseSink) {
@@ -110,7 +136,58 @@ export class SseParser {
 
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
   push(chunk: Uint8Array | string): void {
-    let text = typeof chunk === "string" ? chunk : this.#decode(chunk);
+    if (typeof chunk === "string") this.#pushText(chunk);
+    else if (this.#sink.readRunBytes !== undefined) this.#pushBytes(chunk);
+    else this.#pushText(this.#decode(chunk));
+  }
+
+  /**
+   * Bytes for a sink that reads events where they lie: between events, it reads what it can;
+   * what it leaves is decoded up to the end of the event it stopped at (the first blank line,
+   * `\n\n`: a complete character) and parsed as text, and the sink is offered what follows.
+   */
+  #pushBytes(chunk: Uint8Array): void {
+    const n = chunk.length;
+    let pos = 0;
+    if (!this.#started) {
+      // A byte-order mark is dropped at the stream's start; a start too short to tell, or
+      // following a cut-off character, is read as text.
+      if (this.#pendingBytes !== null || n < 3) {
+        this.#pushText(this.#decode(chunk));
+        return;
+      }
+      this.#started = true;
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) pos = 3;
+    }
+    const sink = this.#sink;
+    let fresh = true;
+    while (pos < n) {
+      let to = n;
+      if (this.#pendingBytes === null && !this.#skipLF && this.#betweenEvents()) {
+        const at = sink.readRunBytes!(chunk, pos, fresh);
+        fresh = false;
+        if (at >= n) return;
+        if (at !== -1) {
+          pos = at;
+          to = eventEnd(chunk, pos);
+        } else if (this.#unread < UNREAD_EVENTS) {
+          // The sink reads nothing yet (it learns from the stream's first events): one event
+          // as text, then the sink is asked again; past the first few, the rest is text.
+          this.#unread++;
+          to = eventEnd(chunk, pos);
+        }
+      } else {
+        to = eventEnd(chunk, pos);
+      }
+      const text = this.#decode(pos === 0 && to === n ? chunk : chunk.subarray(pos, to));
+      if (text.length > 0) this.#feed(text);
+      pos = to;
+    }
+  }
+
+  /** Feeds decoded text (or text pushed as such). */
+  #pushText(chunk: string): void {
+    let text = chunk;
     if (text.length === 0) return;
     if (!this.#started) {
       // The decoder drops a byte-order mark; text pushed directly may still carry one.

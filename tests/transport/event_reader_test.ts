@@ -22,17 +22,32 @@ const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = 
     })
   }\n\n`;
 
-/** Reads `text` (in pieces of `step` bytes) with or without the single-line data shortcut. */
-function read(text: string, shortcut: boolean, step: number, endpoint: Endpoint = chatEndpoint) {
+/**
+ * Reads `text` (in pieces of `step` bytes, or code points when `asText`) with or without the
+ * shortcuts: bytes go through `readRunBytes` (the WebAssembly scan), text through `readRun`.
+ */
+function read(
+  text: string,
+  shortcut: boolean,
+  step: number,
+  endpoint: Endpoint = chatEndpoint,
+  asText = false,
+) {
   const r = emptyResult();
   const state: ReadState = { done: false, answered: false };
   const events = new EventReader(r, state, endpoint);
   const parser = shortcut ? new SseParser(events) : new SseParser((e) => events.onEvent(e));
   const bytes = enc.encode(text);
-  let at = 0;
-  for (let i = 0; i < bytes.length; i += step) {
-    events.at = ++at;
-    parser.push(bytes.subarray(i, i + step));
+  // Text is cut between code points (a lone surrogate would be pushed as U+FFFD).
+  const chars = Array.from(text);
+  const length = asText ? chars.length : bytes.length;
+  // Each piece is stamped with the bytes read so far, so that bytes and text agree.
+  let read = 0;
+  for (let i = 0; i < length; i += step) {
+    const piece = asText ? chars.slice(i, i + step).join("") : bytes.subarray(i, i + step);
+    read += typeof piece === "string" ? enc.encode(piece).length : piece.length;
+    events.at = read;
+    parser.push(piece);
     if (events.stop) break;
   }
   if (!events.stop) parser.end();
@@ -61,6 +76,12 @@ function assertShortcutAgrees(streams: string[], endpoint: Endpoint = chatEndpoi
       const general = read(text, false, step, endpoint);
       const shortcut = read(text, true, step, endpoint);
       assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+      // The same cut as text: the parser's text path and `readRun`.
+      assert.deepEqual(
+        read(text, true, step, endpoint, true),
+        read(text, false, step, endpoint, true),
+        `stream ${i}, pieces of ${step} code points`,
+      );
     }
   }
 }
