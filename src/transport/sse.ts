@@ -52,7 +52,6 @@ export interface SseSink {
 const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 const LF = 10;
-const CR = 13;
 const SPACE = 32;
 
 /** True when `s` has `event: ` at `pos`. */
@@ -98,22 +97,13 @@ function completeUtf8(bytes: Uint8Array): number {
   return n;
 }
 
-/** Where the first blank line (`\n\n`) at or after `from` ends in `b`; -1 when none. */
+/** Where the first blank line (`\n\n`) at or after `from` ends in `b`; `b.length` when none. */
 function eventEnd(b: Uint8Array, from: number): number {
   for (let i = b.indexOf(LF, from); i !== -1; i = b.indexOf(LF, i + 1)) {
     if (b[i + 1] === LF) return i + 2;
   }
-  return -1;
+  return b.length;
 }
-
-/** True when `b[0, to)` holds a `\r`. */
-function hasCR(b: Uint8Array, to: number): boolean {
-  for (let i = 0; i < to; i++) if (b[i] === CR) return true;
-  return false;
-}
-
-/** The longest start of an event carried as bytes to the next chunk (see `#pushBytes`). */
-const MAX_CARRIED = 4096;
 
 /**
  * The parser state for one stream. Push chunks in arrival order, then call `end()` once.
@@ -136,9 +126,6 @@ export class SseParser {
   #started = false;
   /** Events decoded because the sink could read none yet (see `#pushBytes`). */
   #unread = 0;
-  /** The start of an event cut by the last chunk's end, as bytes (`#carried` of them). */
-  #carryBytes: Uint8Array | null = null;
-  #carried = 0;
 
   /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
   constructor(sink: SseHandler | SseSink) {
@@ -172,11 +159,6 @@ export class SseParser {
       this.#started = true;
       if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) pos = 3;
     }
-    if (n === 0) return;
-    if (this.#carried > 0) {
-      pos = this.#completeCarried(chunk);
-      if (pos >= n) return;
-    }
     const sink = this.#sink;
     let fresh = true;
     while (pos < n) {
@@ -187,73 +169,20 @@ export class SseParser {
         if (at >= n) return;
         if (at !== -1) {
           pos = at;
-          const end = eventEnd(chunk, pos);
-          if (end === -1 && n - pos <= MAX_CARRIED && chunk.indexOf(CR, pos) === -1) {
-            // An event cut by the read's end: its start waits as bytes, for the sink to read it
-            // whole with the next chunk's end of it. (Without `\r`, only `\n\n` ends it.)
-            this.#carry(chunk.subarray(pos));
-            return;
-          }
-          if (end !== -1) to = end;
+          to = eventEnd(chunk, pos);
         } else if (this.#unread < UNREAD_EVENTS) {
           // The sink reads nothing yet (it learns from the stream's first events): one event
           // as text, then the sink is asked again; past the first few, the rest is text.
           this.#unread++;
-          const end = eventEnd(chunk, pos);
-          if (end !== -1) to = end;
+          to = eventEnd(chunk, pos);
         }
       } else {
-        const end = eventEnd(chunk, pos);
-        if (end !== -1) to = end;
+        to = eventEnd(chunk, pos);
       }
       const text = this.#decode(pos === 0 && to === n ? chunk : chunk.subarray(pos, to));
       if (text.length > 0) this.#feed(text);
       pos = to;
     }
-  }
-
-  /** Appends `bytes` to the carried start of an event. */
-  #carry(bytes: Uint8Array): void {
-    const need = this.#carried + bytes.length;
-    let carry = this.#carryBytes;
-    if (carry === null || carry.length < need) {
-      const grown = new Uint8Array(Math.max(need, 2 * (carry?.length ?? 256)));
-      if (carry !== null) grown.set(carry.subarray(0, this.#carried));
-      this.#carryBytes = carry = grown;
-    }
-    carry.set(bytes, this.#carried);
-    this.#carried = need;
-  }
-
-  /**
-   * Completes the carried event with the start of `chunk` and offers it to the sink whole;
-   * returns where the rest of the chunk starts. What the sink leaves is read as text.
-   */
-  #completeCarried(chunk: Uint8Array): number {
-    const carried = this.#carried;
-    // The blank line may start in the carried bytes.
-    const end = this.#carryBytes![carried - 1] === LF && chunk[0] === LF ? 1 : eventEnd(chunk, 0);
-    const cr = hasCR(chunk, end === -1 ? Math.min(chunk.length, MAX_CARRIED) : end);
-    if (end === -1 || cr) {
-      if (end === -1 && !cr && carried + chunk.length <= MAX_CARRIED) {
-        this.#carry(chunk);
-        return chunk.length;
-      }
-      // Too long to carry on, or with other line ends: text from here.
-      this.#carried = 0;
-      const text = this.#decode(this.#carryBytes!.subarray(0, carried));
-      if (text.length > 0) this.#feed(text);
-      return 0;
-    }
-    this.#carry(chunk.subarray(0, end));
-    const whole = this.#carryBytes!.subarray(0, this.#carried);
-    this.#carried = 0;
-    const at = this.#sink.readRunBytes!(whole, 0, true);
-    if (at < whole.length) {
-      const text = this.#decode(at <= 0 ? whole : whole.subarray(at));
-      if (text.length > 0) this.#feed(text);
-    }
-    return end;
   }
 
   /** Feeds decoded text (or text pushed as such). */
@@ -288,12 +217,6 @@ export class SseParser {
 
   /** Ends the stream: flushes the decoder and dispatches a complete but unterminated event. */
   end(): void {
-    if (this.#carried > 0) {
-      const carried = this.#carryBytes!.subarray(0, this.#carried);
-      this.#carried = 0;
-      const text = this.#decode(carried);
-      if (text.length > 0) this.#feed(text);
-    }
     // A sequence cut off by the stream's end decodes to U+FFFD, as a streaming decoder's flush does.
     const tail = this.#pendingBytes === null ? "" : UTF8.decode(this.#pendingBytes);
     this.#pendingBytes = null;

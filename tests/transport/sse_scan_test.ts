@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
 import { SseParser } from "../../src/transport/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
-import type { Endpoint, SseEvent, StreamState } from "../../src/endpoints/types.ts";
+import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
 import { SLOT_BYTES } from "../../src/transport/sse_scan.ts";
 
 const enc = new TextEncoder();
@@ -100,37 +100,4 @@ Deno.test("readRunBytes: a joint too long for its slot is read by readRun, as th
   // Still read in place, as text: the role chunk, the first text chunk, the finish chunk and the
   // end marker are the only events parsed one by one.
   assert.equal(parses, 4);
-});
-
-Deno.test("readRunBytes: an event cut by a read's end is read whole with the next read, not parsed", () => {
-  let parses = 0;
-  const counted: Endpoint = {
-    ...chatEndpoint,
-    parseText(data: string, state: StreamState, event: string) {
-      parses++;
-      return chatEndpoint.parseText!(data, state, event);
-    },
-    parseEvent(event: SseEvent, state?: StreamState) {
-      parses++;
-      return chatEndpoint.parseEvent(event, state);
-    },
-  };
-  const words = Array.from({ length: 50 }, (_, i) => ` w${i}`);
-  const bytes = enc.encode(chatStream(1, words));
-  const fast = open(true, counted);
-  const slow = open(false);
-  // Reads of 97 bytes: nearly every event is cut by one.
-  for (let i = 0, k = 0; i < bytes.length; i += 97, k++) {
-    for (const s of [fast, slow]) {
-      s.events.at = k;
-      s.parser.push(bytes.subarray(i, i + 97));
-    }
-  }
-  const got = close(fast);
-  assert.deepEqual(got, close(slow));
-  assert.equal(got.r.outputText, words.join(""));
-  // Only the events that are not text chunks of the stream's shape are parsed: the role chunk,
-  // the first text chunk, the finish chunk and the end marker (twice: as one data line, then as
-  // an event).
-  assert.equal(parses, 5);
 });
