@@ -126,6 +126,8 @@ export class SseParser {
   #started = false;
   /** Events decoded because the sink could read none yet (see `#pushBytes`). */
   #unread = 0;
+  /** The sink's `readRun` is offered the text being fed (see `#pushBytes`). */
+  #textRuns = true;
 
   /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
   constructor(sink: SseHandler | SseSink) {
@@ -163,6 +165,9 @@ export class SseParser {
     let fresh = true;
     while (pos < n) {
       let to = n;
+      // Text the sink did not look at as bytes (it returned -1) is offered to its `readRun`;
+      // an event it declined is no run it would read as text either (`onTyped` reads it).
+      let textRuns = false;
       if (this.#pendingBytes === null && !this.#skipLF && this.#betweenEvents()) {
         const at = sink.readRunBytes!(chunk, pos, fresh);
         fresh = false;
@@ -170,17 +175,22 @@ export class SseParser {
         if (at !== -1) {
           pos = at;
           to = eventEnd(chunk, pos);
-        } else if (this.#unread < UNREAD_EVENTS) {
-          // The sink reads nothing yet (it learns from the stream's first events): one event
-          // as text, then the sink is asked again; past the first few, the rest is text.
-          this.#unread++;
-          to = eventEnd(chunk, pos);
+        } else {
+          textRuns = true;
+          if (this.#unread < UNREAD_EVENTS) {
+            // The sink reads nothing yet (it learns from the stream's first events): one event
+            // as text, then the sink is asked again; past the first few, the rest is text.
+            this.#unread++;
+            to = eventEnd(chunk, pos);
+          }
         }
       } else {
         to = eventEnd(chunk, pos);
       }
       const text = this.#decode(pos === 0 && to === n ? chunk : chunk.subarray(pos, to));
+      this.#textRuns = textRuns;
       if (text.length > 0) this.#feed(text);
+      this.#textRuns = true;
       pos = to;
     }
   }
@@ -243,7 +253,8 @@ export class SseParser {
       // A run read by the sink leaves the parser between events, as it found it.
       const between = this.#betweenEvents();
       if (
-        between && sink.readRun !== undefined && (startsWithData(s, pos) || startsWithEvent(s, pos))
+        between && this.#textRuns && sink.readRun !== undefined &&
+        (startsWithData(s, pos) || startsWithEvent(s, pos))
       ) {
         pos = sink.readRun(s, pos);
         if (pos >= n) break;

@@ -90,6 +90,16 @@ export function releaseSlot(slot: number): void {
 
 /** Writes `joint` (as UTF-8) into `slot`; its length in bytes, or -1 when it does not fit. */
 export function writeJoint(slot: number, joint: string): number {
+  // ASCII, as joints nearly always are, is written by hand: no view, no result object.
+  if (joint.length <= SLOT_BYTES) {
+    let i = 0;
+    for (; i < joint.length; i++) {
+      const c = joint.charCodeAt(i);
+      if (c >= 128) break;
+      bytes[slot + i] = c;
+    }
+    if (i === joint.length) return i;
+  }
   const { read, written } = encoder.encodeInto(joint, bytes.subarray(slot, slot + SLOT_BYTES));
   return read === joint.length ? written : -1;
 }
