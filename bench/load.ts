@@ -21,11 +21,17 @@
  * `--baseline` also runs bench/baseline_reader.ts (raw sockets, no metrics) at every point and
  * prints reprise's share of its events/s per CPU second.
  *
+ * Each point gets a mock server of its own (a mock that has served a long point holds more memory
+ * and may answer more slowly). With `--repeat N` every client runs N times at each point, the
+ * baseline and reprise alternating, so that a slow spell of the machine falls on both: the row
+ * printed is each client's median run (by CPU per event), and a line under it gives the spread of
+ * the N runs and the median of the N ratios of a reprise run to the baseline run beside it.
+ *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
- * --baseline, --seconds N (target length of a point, default 3), --workers-max N (default: not
- * passed, so reprise picks its Workers as for any user),
- * --only c=512,tok=256 (filter). Needs /usr/bin/time (GNU time) for CPU and peak RSS.
- * Writes bench/results/<timestamp>.json.
+ * --baseline, --seconds N (target length of a point, default 3), --repeat N (default 1),
+ * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
+ * --only c=64|512,tok=256 (filter; `|` separates the values kept). Needs /usr/bin/time (GNU time)
+ * for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
 import { parseArgs } from "node:util";
@@ -44,6 +50,7 @@ const { values } = parseArgs({
     transport: { type: "string", default: "both" },
     baseline: { type: "boolean", default: false },
     seconds: { type: "string", default: "3" },
+    repeat: { type: "string", default: "1" },
     "workers-max": { type: "string" },
     only: { type: "string" },
   },
@@ -87,6 +94,10 @@ interface Measured {
   /** Summary TTFT and ITL percentiles − the mock's configured delays. */
   ttftVsConfiguredMs?: Percentiles;
   itlVsConfiguredMs?: Percentiles;
+  /** Which of the point's `--repeat` runs this was, from 0. */
+  run?: number;
+  /** Against the baseline run just before it: share of its events per CPU second, CPU ratio. */
+  vsBaseline?: { share: number; cpuRatio: number };
 }
 
 interface Percentiles {
@@ -110,11 +121,20 @@ function matrix(): Point[] {
     out = pts.filter((p) => p.ttftMs === 0 || p.concurrency === 64);
   }
   if (values.only) {
-    const want = Object.fromEntries(values.only.split(",").map((kv) => kv.split("=")));
+    const want = new Map(
+      values.only.split(",").map((kv) => {
+        const [key, list = ""] = kv.split("=");
+        return [key.trim(), list.split("|").map(Number)] as const;
+      }),
+    );
+    for (const key of want.keys()) {
+      if (!["c", "tok", "ttft"].includes(key)) {
+        throw new Error(`--only: unknown key "${key}" (expected c, tok or ttft)`);
+      }
+    }
+    const keeps = (key: string, v: number) => want.get(key)?.includes(v) ?? true;
     out = out.filter((p) =>
-      (want.c === undefined || Number(want.c) === p.concurrency) &&
-      (want.tok === undefined || Number(want.tok) === p.tokens) &&
-      (want.ttft === undefined || Number(want.ttft) === p.ttftMs)
+      keeps("c", p.concurrency) && keeps("tok", p.tokens) && keeps("ttft", p.ttftMs)
     );
   }
   return out;
@@ -536,20 +556,59 @@ const HEADER = [
   "vs baseline".padStart(12),
 ].join(" ");
 
+/** A reprise run against the baseline run beside it. */
+function versus(base: Measured, m: Measured): { share: number; cpuRatio: number } {
+  return {
+    share: m.eventsPerCpuSecond / base.eventsPerCpuSecond,
+    cpuRatio: m.cpuMsPer1kEvents / base.cpuMsPer1kEvents,
+  };
+}
+
+/** The run with the median CPU per event (the lower of the two middle ones for an even count). */
+function medianRun(ms: Measured[]): Measured {
+  const sorted = [...ms].sort((a, b) => a.cpuMsPer1kEvents - b.cpuMsPer1kEvents);
+  return sorted[(sorted.length - 1) >> 1];
+}
+
+/** The median of `xs` (the mean of the two middle values for an even count). */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** The line under a `--repeat` row: the runs' spread and, for reprise, the ratios per pair. */
+function spread(ms: Measured[]): string {
+  const range = (xs: number[], d: number) =>
+    `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`;
+  let out = `  ${ms.length} runs: ms/1k ev ${range(ms.map((m) => m.cpuMsPer1kEvents), 2)}, ` +
+    `RSS ${range(ms.map((m) => m.peakRssMb), 0)} MB`;
+  const pairs = ms.flatMap((m) => m.vsBaseline ? [m.vsBaseline] : []);
+  if (pairs.length > 0) {
+    const shares = pairs.map((v) => 100 * v.share);
+    const ratios = pairs.map((v) => v.cpuRatio);
+    out += `; against the baseline run beside each: ${fmt(median(shares), 0)}% ` +
+      `(${range(shares, 0)}%), ${fmt(median(ratios), 2)}x (${range(ratios, 2)}x)`;
+  }
+  const missing = ms.reduce((n, m) => n + (m.timingMissing ?? 0), 0);
+  if (missing > 0) out += `; ${missing} requests missing from the mock's timing log`;
+  return out;
+}
+
 async function main(): Promise<void> {
   const transports = values.transport === "both" ? ["http1", "fetch"] : [values.transport!];
   const dir = await Deno.makeTempDir({ prefix: "reprise-bench-" });
   const points = matrix();
   const results: Measured[] = [];
-  const mocks = new Map<string, Awaited<ReturnType<typeof startMock>>>();
+  const mocks = new Set<Awaited<ReturnType<typeof startMock>>>();
   try {
     const inputs = new Map<number, string>();
     for (const p of points) {
       if (!inputs.has(p.tokens)) inputs.set(p.tokens, await payloadFile(dir, p.tokens));
     }
     const logOf = (key: string) => join(dir, `timing_${key.replace("/", "_")}.jsonl`);
-    const first = await startMock(0, 0, logOf("0/0"));
-    mocks.set("0/0", first);
+    const first = await startMock(0, 0, logOf("fixed"));
+    mocks.add(first);
     // The CLI's fixed cost (start-up, dataset, report, artifacts): one 1-request run.
     const fixed = await timed(
       profileArgs(
@@ -582,38 +641,72 @@ async function main(): Promise<void> {
           values["workers-max"] ?? "default"
         }; ${navigator.hardwareConcurrency} cores\n`,
     );
+    await first.stop();
+    mocks.delete(first);
     console.log(
       "TTFT err, ITL err: p50/p99 ms of each request's reported value minus the mock's logged " +
         "send times (--timing-log);\nthe baseline's TTFT err (timed points only) is its first " +
         "token read minus the same: loopback and the mock's own write path\n",
     );
     console.log(HEADER);
+    const repeat = Number(values.repeat);
+    if (!Number.isInteger(repeat) || repeat < 1) {
+      throw new Error(
+        `--repeat: expected a whole number of runs, 1 or more; got "${values.repeat}"`,
+      );
+    }
     for (const p of points) {
       const key = `${p.ttftMs}/${p.itlMs}`;
-      let mock = mocks.get(key);
-      if (!mock) mocks.set(key, mock = await startMock(p.ttftMs, p.itlMs, logOf(key)));
-      const input = inputs.get(p.tokens)!;
-      let base: Measured | undefined;
-      if (values.baseline) {
-        base = await runBaseline(p, mock, input, fixedBase!.cpu, dir);
-        results.push(base);
-        console.log(row(base));
-      }
-      for (const t of transports) {
-        try {
-          const m = await runReprise(t, p, mock, input, dir, fixed.cpu);
-          results.push(m);
-          console.log(row(m, base));
-          if (m.timingMissing) {
-            console.log(`  ${m.timingMissing} requests missing from the mock's timing log`);
+      // A mock of its own per point: one that has served a long point holds more memory.
+      const mock = await startMock(p.ttftMs, p.itlMs, logOf(`${p.concurrency}_${p.tokens}_${key}`));
+      mocks.add(mock);
+      try {
+        const input = inputs.get(p.tokens)!;
+        const bases: Measured[] = [];
+        const runs = new Map<string, Measured[]>(transports.map((t) => [t, []]));
+        for (let i = 0; i < repeat; i++) {
+          let base: Measured | undefined;
+          if (values.baseline) {
+            base = { ...(await runBaseline(p, mock, input, fixedBase!.cpu, dir)), run: i };
+            results.push(base);
+            bases.push(base);
+            if (repeat === 1) console.log(row(base));
           }
-        } catch (e) {
-          console.log(`${t} at ${JSON.stringify(p)} failed: ${(e as Error).message}`);
+          for (const t of transports) {
+            try {
+              const m: Measured = {
+                ...(await runReprise(t, p, mock, input, dir, fixed.cpu)),
+                run: i,
+              };
+              if (base) m.vsBaseline = versus(base, m);
+              results.push(m);
+              runs.get(t)!.push(m);
+              if (repeat === 1) {
+                console.log(row(m, base));
+                if (m.timingMissing) {
+                  console.log(`  ${m.timingMissing} requests missing from the mock's timing log`);
+                }
+              }
+            } catch (e) {
+              console.log(`${t} at ${JSON.stringify(p)} failed: ${(e as Error).message}`);
+            }
+          }
         }
+        if (repeat > 1) {
+          const base = bases.length > 0 ? medianRun(bases) : undefined;
+          if (base) console.log(row(base) + "\n" + spread(bases));
+          for (const t of transports) {
+            const ms = runs.get(t)!;
+            if (ms.length > 0) console.log(row(medianRun(ms), base) + "\n" + spread(ms));
+          }
+        }
+      } finally {
+        await mock.stop();
+        mocks.delete(mock);
       }
     }
   } finally {
-    for (const m of mocks.values()) await m.stop();
+    for (const m of mocks) await m.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
   const outDir = join(ROOT, "bench", "results");
