@@ -5,6 +5,7 @@
  */
 
 import type { PlannedConversation } from "./plan.ts";
+import { utf8Length } from "../transport/utf8.ts";
 
 /** Bodies as UTF-8 bytes in shared memory; body `i` is `bytes[offsets[i] .. offsets[i + 1])`. */
 export interface PackedBodies {
@@ -29,12 +30,6 @@ export interface WorkerDataset {
 }
 
 const encoder = new TextEncoder();
-// Anything outside ASCII: such a string's UTF-8 length differs from its length.
-const NON_ASCII = /[\u0080-\uffff]/;
-
-function utf8Length(s: string): number {
-  return NON_ASCII.test(s) ? encoder.encode(s).length : s.length;
-}
 
 /** Packs `bodies` into shared memory, in order. */
 export function packBodies(bodies: readonly string[]): PackedBodies {

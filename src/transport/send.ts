@@ -19,6 +19,7 @@ import {
 } from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
 import { releaseSlot, scanned, scanRun, takeSlot, writeJoint } from "./sse_scan.ts";
+import { utf8Length } from "./utf8.ts";
 
 /** What to send and how to read the answer. */
 export interface SendOptions {
@@ -613,22 +614,9 @@ export class TextCollector {
 const spareBytes = new Spares<Uint8Array>(64 * 1024);
 const FIRST_BUFFER = 256;
 
-/** Bytes of `s` in UTF-8 (a lone surrogate as U+FFFD, as TextEncoder writes it). */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
+/** What opens an event of template `t`, up to its data: its `event:` line, if any, and `data: `. */
+function eventLead(t: ChunkTemplate): string {
+  return t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
 }
 
 /** Decodes the collector's bytes, which are all ASCII, without a UTF-8 check. */
@@ -773,7 +761,7 @@ export class EventReader implements SseSink {
 
   /** Puts template `t`'s joint in this answer's slot of the scan's memory. */
   #prepareScan(t: ChunkTemplate): void {
-    const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
+    const lead = eventLead(t);
     const last = t.suffix + "\n\n";
     this.#scanTemplate = t;
     if (this.#slot < 0) this.#slot = takeSlot();
@@ -783,7 +771,7 @@ export class EventReader implements SseSink {
 
   /** Makes the strings `readRun` compares for template `t`. */
   #prepareRun(t: ChunkTemplate): void {
-    const lead = t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
+    const lead = eventLead(t);
     // What ends an event's data: the suffix, or with a counter after the text, what follows it.
     const end = t.counter !== undefined && !t.counter.inPrefix ? t.counter.rest : t.suffix;
     this.#runTemplate = t;

@@ -126,8 +126,6 @@ export class SseParser {
   #started = false;
   /** Events decoded because the sink could read none yet (see `#pushBytes`). */
   #unread = 0;
-  /** The sink's `readRun` is offered the text being fed (see `#pushBytes`). */
-  #textRuns = true;
 
   /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
   constructor(sink: SseHandler | SseSink) {
@@ -188,9 +186,7 @@ export class SseParser {
         to = eventEnd(chunk, pos);
       }
       const text = this.#decode(pos === 0 && to === n ? chunk : chunk.subarray(pos, to));
-      this.#textRuns = textRuns;
-      if (text.length > 0) this.#feed(text);
-      this.#textRuns = true;
+      if (text.length > 0) this.#feed(text, textRuns);
       pos = to;
     }
   }
@@ -238,7 +234,8 @@ export class SseParser {
     this.#dispatch();
   }
 
-  #feed(s: string): void {
+  /** Parses `s`; `runs`: the sink's `readRun` may be offered what it holds (see `#pushBytes`). */
+  #feed(s: string, runs = true): void {
     const n = s.length;
     let pos = 0;
     if (this.#skipLF) {
@@ -253,7 +250,7 @@ export class SseParser {
       // A run read by the sink leaves the parser between events, as it found it.
       const between = this.#betweenEvents();
       if (
-        between && this.#textRuns && sink.readRun !== undefined &&
+        between && runs && sink.readRun !== undefined &&
         (startsWithData(s, pos) || startsWithEvent(s, pos))
       ) {
         pos = sink.readRun(s, pos);
