@@ -2,7 +2,8 @@
  * The main thread's work per finished request: record metrics, the `profile_export.jsonl` line,
  * the aggregator, and all of them together as `Results.add` does them. Records are what a
  * streaming chat run against the mock server produces: 256 chunk arrivals stamped from
- * `performance.now()` (fractional ns offsets), a 256-word answer, and the server's usage.
+ * `performance.now()` (whole ns offsets, as slots.ts rounds them), a 256-word answer, and the
+ * server's usage.
  * Token counting is stubbed out (its own bench is tokenizer_bench.ts).
  *
  *   deno bench --allow-all bench/records_bench.ts
@@ -11,7 +12,7 @@
 import { join } from "node:path";
 import type { Endpoint } from "../src/endpoints/types.ts";
 import type { RequestRecord } from "../src/load/record.ts";
-import { recordLine } from "../src/export/record_writer.ts";
+import { recordLine, RecordWriter } from "../src/export/record_writer.ts";
 import { MetricsAggregator } from "../src/metrics/aggregator.ts";
 import { computeRecordMetrics, type RecordContext } from "../src/metrics/record_metrics.ts";
 import type { Tokenizer } from "../src/tokenizer/tokenizer.ts";
@@ -28,12 +29,12 @@ const words = Array.from({ length: CHUNKS }, (_, i) => ` word${i % 97}`);
 const outputText = words.join("");
 
 function makeRecord(i: number, rand: () => number): RequestRecord {
-  // Stamped as a Worker does: performance.now() differences (ms, µs resolution) times 1e6.
+  // Stamped as a Worker does: performance.now() differences (ms, µs resolution) in whole ns.
   const startPerf = 1000 + i * 13.4567 + Math.round(rand() * 1e3) / 1e3;
   let perf = startPerf + 20 + rand() * 20;
   const responseNs = new Float64Array(CHUNKS);
   for (let c = 0; c < CHUNKS; c++) {
-    responseNs[c] = (Math.round(perf * 1e3) / 1e3 - startPerf) * 1e6;
+    responseNs[c] = Math.round((Math.round(perf * 1e3) / 1e3 - startPerf) * 1e6);
     perf += 4 + rand() * 8;
   }
   const startNs = 1_762_551_534_797_067_827n + BigInt(i) * 13_456_789n;
@@ -48,8 +49,8 @@ function makeRecord(i: number, rand: () => number): RequestRecord {
     correlationId: crypto.randomUUID(),
     intendedStartNs: startNs - 12_345n,
     startNs,
-    ackNs: (Math.round((startPerf + 5 + rand()) * 1e3) / 1e3 - startPerf) * 1e6,
-    endNs: responseNs[CHUNKS - 1] + 250_000.5,
+    ackNs: Math.round((Math.round((startPerf + 5 + rand()) * 1e3) / 1e3 - startPerf) * 1e6),
+    endNs: responseNs[CHUNKS - 1] + 250_001,
     responseNs,
     responseReasoning: null,
     outputText,
@@ -93,6 +94,24 @@ Deno.bench({
   fn: () => {
     const i = next();
     recordLine(records[i], metrics[i]);
+  },
+});
+
+// The line as the run writes it: encoded into the writer's buffer, written out when it fills.
+const linesDir = await Deno.makeTempDir({ prefix: "reprise_records_bench_lines_" });
+const lines = await RecordWriter.open(join(linesDir, "profile_export.jsonl"));
+let written = 0;
+Deno.bench({
+  name: "RecordWriter.write",
+  group: "per record",
+  fn: async () => {
+    const i = next();
+    lines.write(records[i], metrics[i]);
+    // Keeps the file small: a new one every 20,000 lines.
+    if (++written % 20_000 === 0) {
+      lines.flush();
+      await Deno.truncate(join(linesDir, "profile_export.jsonl"), 0);
+    }
   },
 });
 
@@ -180,6 +199,8 @@ Deno.bench({
 
 globalThis.addEventListener("unload", () => {
   try {
+    lines.close();
+    Deno.removeSync(linesDir, { recursive: true });
     Deno.removeSync(runDir, { recursive: true });
   } catch {
     // Already gone.

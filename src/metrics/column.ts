@@ -32,7 +32,7 @@ export type Values = Float64Array | Int32Array;
 
 /** True when an Int32Array holds `v` exactly (not -0, NaN, a fraction or out of range). */
 function int32Exact(v: number): boolean {
-  return (v | 0) === v && (v !== 0 || 1 / v > 0);
+  return (v | 0) === v && !Object.is(v, -0);
 }
 
 /** A full chunk as an Int32Array when that holds each of its values exactly. */
@@ -40,6 +40,9 @@ function compact(chunk: Float64Array): Float64Array | Int32Array {
   for (let i = 0; i < chunk.length; i++) if (!int32Exact(chunk[i])) return chunk;
   return new Int32Array(chunk);
 }
+
+/** 2^-32: a product by it is exact, and cheaper than dividing by 2^32. */
+const TWO_TO_MINUS_32 = 2 ** -32;
 
 /** Seed of the xorshift32 generator that samples: deterministic and cheap (no secrecy needed). */
 const SEED = 0x9e3779b9 | 0;
@@ -64,9 +67,13 @@ export class Column {
   #liveKept = 0;
   /** State of the xorshift32 generator that picks which values the samples keep. */
   #x = SEED;
-  // Welford's running moments, used for std once values are sampled.
+  // Welford's running moments, used for std once values are sampled. While every value is kept
+  // they are brought up to date only when read (`#fold`): the division each value costs is then
+  // paid by nobody in a run whose summary ranks all values, and in the same order otherwise.
   #mean = 0;
   #m2 = 0;
+  /** Values folded into `#mean` and `#m2`: the first `#folded` pushed. */
+  #folded = 0;
 
   constructor(opts: ColumnOptions = {}) {
     this.#cap = Math.max(1, opts.cap ?? DEFAULT_CAP);
@@ -111,9 +118,14 @@ export class Column {
     this.sum += v;
     if (v < this.min) this.min = v;
     if (v > this.max) this.max = v;
-    const d = v - this.#mean;
-    this.#mean += d / count;
-    this.#m2 += d * (v - this.#mean);
+    if (this.#kept >= this.#cap) {
+      // Sampled from here on: values kept so far may be replaced, so fold them first.
+      this.#fold();
+      const d = v - this.#mean;
+      this.#mean += d / count;
+      this.#m2 += d * (v - this.#mean);
+      this.#folded = count;
+    }
     if (this.#kept < this.#cap) {
       let at = this.#kept - this.#full.length * this.#chunk;
       if (at === this.#values.length) {
@@ -141,7 +153,7 @@ export class Column {
     x ^= x >>> 17;
     x ^= x << 5;
     this.#x = x;
-    return (x >>> 0) / 4294967296;
+    return (x >>> 0) * TWO_TO_MINUS_32;
   }
 
   /**
@@ -149,6 +161,11 @@ export class Column {
    * them one by one, with the running state in locals for the length of the loop.
    */
   pushAll(values: ArrayLike<number>, from = 0, to = values.length): void {
+    if (this.#kept + (to - from) <= this.#cap) {
+      this.#pushAllKept(values, from, to);
+      return;
+    }
+    this.#fold();
     let count = this.count;
     let sum = this.sum;
     let min = this.min;
@@ -187,7 +204,7 @@ export class Column {
         x ^= x << 13;
         x ^= x >>> 17;
         x ^= x << 5;
-        const j = Math.floor(((x >>> 0) / 4294967296) * count);
+        const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
         if (j < cap) this.#replace(j, v);
       }
       if (liveKept < size) live[liveKept++] = v;
@@ -195,7 +212,7 @@ export class Column {
         x ^= x << 13;
         x ^= x >>> 17;
         x ^= x << 5;
-        const j = Math.floor(((x >>> 0) / 4294967296) * count);
+        const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
         if (j < size) live[j] = v;
       }
     }
@@ -205,9 +222,84 @@ export class Column {
     this.max = max;
     this.#mean = mean;
     this.#m2 = m2;
+    this.#folded = count;
     this.#x = x;
     this.#kept = kept;
     this.#liveKept = liveKept;
+  }
+
+  /** `pushAll` of values that all fit under the cap: each is kept, none folded yet. */
+  #pushAllKept(values: ArrayLike<number>, from: number, to: number): void {
+    let sum = this.sum;
+    let min = this.min;
+    let max = this.max;
+    let x = this.#x;
+    let kept = this.#kept;
+    let store = this.#values;
+    let at = kept - this.#full.length * this.#chunk;
+    const live = this.#live;
+    const size = live.length;
+    let liveKept = this.#liveKept;
+    for (let i = from; i < to; i++) {
+      const v = values[i];
+      sum += v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      if (at === store.length) {
+        this.#kept = kept;
+        this.#room();
+        store = this.#values;
+        at = kept - this.#full.length * this.#chunk;
+      }
+      store[at++] = v;
+      kept++;
+      if (liveKept < size) live[liveKept++] = v;
+      else {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        // `kept` is the count with this value, as every value so far is kept.
+        const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * kept);
+        if (j < size) live[j] = v;
+      }
+    }
+    this.count = kept;
+    this.sum = sum;
+    this.min = min;
+    this.max = max;
+    this.#x = x;
+    this.#kept = kept;
+    this.#liveKept = liveKept;
+  }
+
+  /**
+   * Folds the kept values not yet in the running moments into them, one by one in the order
+   * they came (as pushing each would have): only values still all kept are ever pending.
+   */
+  #fold(): void {
+    let folded = this.#folded;
+    const kept = this.#kept;
+    if (folded >= kept) return;
+    let mean = this.#mean;
+    let m2 = this.#m2;
+    const bits = this.#chunkBits;
+    const full = this.#full;
+    while (folded < kept) {
+      const c = folded >>> bits;
+      const chunk = c < full.length ? full[c] : this.#values;
+      const offset = c << bits;
+      const end = Math.min(kept - offset, chunk.length);
+      for (let j = folded - offset; j < end; j++) {
+        const v = chunk[j];
+        folded++;
+        const d = v - mean;
+        mean += d / folded;
+        m2 += d * (v - mean);
+      }
+    }
+    this.#mean = mean;
+    this.#m2 = m2;
+    this.#folded = folded;
   }
 
   /** True when every value pushed is kept, so percentiles are exact. */
@@ -222,11 +314,13 @@ export class Column {
 
   /** Running mean of all values. */
   get mean(): number {
+    this.#fold();
     return this.count === 0 ? NaN : this.#mean;
   }
 
   /** Running population variance of all values. */
   get variance(): number {
+    this.#fold();
     return this.count === 0 ? NaN : this.#m2 / this.count;
   }
 

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { recordLine } from "../../src/export/record_writer.ts";
+import { join } from "node:path";
+import {
+  MAX_NUMBER_BYTES,
+  recordLine,
+  RecordWriter,
+  wholeNumbers,
+  writeNumbers,
+} from "../../src/export/record_writer.ts";
 import type { RequestRecord } from "../../src/load/record.ts";
 import { metricDef, type RecordMetrics, toDisplay } from "../../src/metrics/definitions.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
@@ -81,5 +88,97 @@ Deno.test("recordLine: metrics given in any order, with odd values and tags", ()
   ];
   for (const m of odd) {
     assert.equal(recordLine(c.rec, m), referenceLine(c.rec, m), JSON.stringify(m));
+  }
+});
+
+Deno.test("writeNumbers: whole numbers as JSON.stringify writes them divided, across buffer ends", () => {
+  const values: number[] = [
+    0,
+    -0,
+    1,
+    -1,
+    9,
+    10,
+    999_999,
+    1_000_000,
+    1_000_001,
+    1_234_567,
+    20_000,
+    123_456,
+    100_000,
+    2_147_483_647,
+    -2_147_483_647,
+    -5_000_000,
+    10_000_000,
+    1_000_000_000,
+  ];
+  // Integers of every digit count, and random ones, as arrival gaps in ns are.
+  for (let p = 1; p < 2 ** 31; p *= 3) values.push(p, p + 1, -p, (p * 7) % 2_000_000_000);
+  let x = 12345;
+  for (let i = 0; i < 2000; i++) {
+    x = (x * 1103515245 + 12345) % 2_147_483_648;
+    values.push(x % [10, 1000, 100_000, 5_000_000, 2_147_483_647][i % 5]);
+  }
+  const dec = new TextDecoder();
+  for (const divisor of [1e6, 1]) {
+    assert.ok(wholeNumbers(values, divisor));
+    const want = JSON.stringify(values.map((v) => v / divisor));
+    for (const size of [24, 64, 1000, 1 << 16]) {
+      const buf = new Uint8Array(size);
+      let got = "";
+      const room = (at: number) => {
+        if (at + MAX_NUMBER_BYTES <= buf.length) return at;
+        got += dec.decode(buf.subarray(0, at));
+        return 0;
+      };
+      const end = writeNumbers(buf, 0, values, divisor, room);
+      got += dec.decode(buf.subarray(0, end));
+      assert.equal(got, want, `divisor ${divisor}, buffer ${size}`);
+    }
+    const empty = new Uint8Array(30);
+    assert.equal(
+      dec.decode(empty.subarray(0, writeNumbers(empty, 0, [], divisor, (a) => a))),
+      "[]",
+    );
+  }
+});
+
+Deno.test("wholeNumbers: not for fractions, non-finite values, |v| >= 2^31 or other divisors", () => {
+  assert.ok(wholeNumbers([], 1e6));
+  assert.ok(wholeNumbers([1, -0, 2_147_483_647], 1));
+  for (const odd of [0.5, NaN, Infinity, -Infinity, 2 ** 31, -(2 ** 31), 1e21, 5e-324]) {
+    assert.ok(!wholeNumbers([1, odd, 2], 1e6), String(odd));
+  }
+  assert.ok(!wholeNumbers([1, 2], 1e3));
+  assert.ok(!wholeNumbers([1, 2], 1e9));
+});
+
+Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's size", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const [c] = variedCases();
+    const lines: [RequestRecord, RecordMetrics][] = variedCases().map((v) => [
+      v.rec,
+      computeRecordMetrics(v.rec, v.ctx),
+    ]);
+    const gaps = Array.from({ length: 600 }, (_, i) => (i * 7919) % 3_000_000);
+    lines.push(
+      [c.rec, { inter_chunk_latency: gaps, request_latency: 1e9 + 0.5 }],
+      [c.rec, { inter_chunk_latency: [NaN, -0, 1e-7, 123_456_789_012.5] }],
+      [c.rec, { inter_chunk_latency: gaps.map((g) => g + 0.25) }],
+      [c.rec, { inter_chunk_latency: [...gaps, 2 ** 31] }],
+      [c.rec, { inter_chunk_latency: [], output_token_count: [3, 4] }],
+      [{ ...c.rec, requestId: "é😀語".repeat(50) }, computeRecordMetrics(c.rec, c.ctx)],
+    );
+    const want = lines.map(([r, m]) => recordLine(r, m) + "\n").join("");
+    for (const size of [52, 100, 4096, 1 << 16]) {
+      const path = join(dir, `records_${size}.jsonl`);
+      const w = await RecordWriter.open(path, { flushMs: 60_000, maxBufferBytes: size });
+      for (const [r, m] of lines) w.write(r, m);
+      w.close();
+      assert.equal(await Deno.readTextFile(path), want, `buffer ${size}`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

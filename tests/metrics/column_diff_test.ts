@@ -71,6 +71,39 @@ Deno.test("Column: push and pushAll keep what pushing one value at a time keeps"
   }
 });
 
+Deno.test("Column: the running moments, read seldom or never before the cap, are those of pushing one at a time", () => {
+  // Values all kept are folded into the running moments only when read or when sampling
+  // starts: across many chunks, with the cap crossed inside a pushAll and by a push.
+  for (
+    const opts of [
+      { cap: 1000, liveSize: 50, chunkSize: 64 },
+      { cap: 777, liveSize: 10, chunkSize: 16 },
+      { cap: 5000, liveSize: 100 },
+    ]
+  ) {
+    for (const readEvery of [0, 5, 13]) {
+      let x = 4242;
+      const rand = () => {
+        x = (x * 1103515245 + 12345) % 2147483648;
+        return x / 2147483648;
+      };
+      const col = new Column(opts);
+      const ref = new ReferenceColumn(opts);
+      const what = `${JSON.stringify(opts)} read every ${readEvery}`;
+      for (let round = 0; round < 40; round++) {
+        const values = Array.from({ length: Math.floor(rand() * 250) }, () => rand() * 1e6);
+        if (round % 4 === 3) { for (const v of values) col.push(v); }
+        else col.pushAll(values);
+        for (const v of values) ref.push(v);
+        if (readEvery > 0 && round % readEvery === readEvery - 1) {
+          assert.ok(Object.is(col.variance, ref.variance), `${what} round ${round}`);
+        }
+      }
+      assertSame(col, ref, what);
+    }
+  }
+});
+
 Deno.test("Column: non-finite values are kept as they come", () => {
   const col = new Column({ cap: 4, liveSize: 2 });
   const ref = new ReferenceColumn({ cap: 4, liveSize: 2 });
