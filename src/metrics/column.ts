@@ -158,84 +158,24 @@ export class Column {
 
   /**
    * Adds `values[from]` up to `values[to - 1]` (default: all), in order: the same as pushing
-   * them one by one, with the running state in locals for the length of the loop.
+   * them one by one, with the running state in locals for the length of each loop. The values
+   * that fit under the cap are kept; the rest are sampled.
    */
   pushAll(values: ArrayLike<number>, from = 0, to = values.length): void {
-    if (this.#kept + (to - from) <= this.#cap) {
-      this.#pushAllKept(values, from, to);
-      return;
-    }
-    this.#fold();
-    let count = this.count;
+    const split = Math.min(to, from + Math.max(0, this.#cap - this.#kept));
+    if (split > from) this.#pushKept(values, from, split);
+    if (to > split) this.#pushSampled(values, split, to);
+  }
+
+  /** `pushAll` of values that all fit under the cap: each is kept, none folded yet. */
+  #pushKept(values: ArrayLike<number>, from: number, to: number): void {
     let sum = this.sum;
     let min = this.min;
     let max = this.max;
-    let mean = this.#mean;
-    let m2 = this.#m2;
     let x = this.#x;
     let kept = this.#kept;
     let store = this.#values;
     // Index in `store` of value `kept`.
-    let at = kept - this.#full.length * this.#chunk;
-    const cap = this.#cap;
-    const live = this.#live;
-    const size = live.length;
-    let liveKept = this.#liveKept;
-    for (let i = from; i < to; i++) {
-      const v = values[i];
-      count++;
-      sum += v;
-      if (v < min) min = v;
-      if (v > max) max = v;
-      const d = v - mean;
-      mean += d / count;
-      m2 += d * (v - mean);
-      if (kept < cap) {
-        if (at === store.length) {
-          this.#kept = kept;
-          this.#room();
-          store = this.#values;
-          at = kept - this.#full.length * this.#chunk;
-        }
-        store[at++] = v;
-        kept++;
-      } else {
-        // As `push` does, with `#rand` inlined.
-        x ^= x << 13;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
-        if (j < cap) this.#replace(j, v);
-      }
-      if (liveKept < size) live[liveKept++] = v;
-      else {
-        x ^= x << 13;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
-        if (j < size) live[j] = v;
-      }
-    }
-    this.count = count;
-    this.sum = sum;
-    this.min = min;
-    this.max = max;
-    this.#mean = mean;
-    this.#m2 = m2;
-    this.#folded = count;
-    this.#x = x;
-    this.#kept = kept;
-    this.#liveKept = liveKept;
-  }
-
-  /** `pushAll` of values that all fit under the cap: each is kept, none folded yet. */
-  #pushAllKept(values: ArrayLike<number>, from: number, to: number): void {
-    let sum = this.sum;
-    let min = this.min;
-    let max = this.max;
-    let x = this.#x;
-    let kept = this.#kept;
-    let store = this.#values;
     let at = kept - this.#full.length * this.#chunk;
     const live = this.#live;
     const size = live.length;
@@ -255,10 +195,10 @@ export class Column {
       kept++;
       if (liveKept < size) live[liveKept++] = v;
       else {
+        // As `push` does, with `#rand` inlined; `kept` is the count with this value.
         x ^= x << 13;
         x ^= x >>> 17;
         x ^= x << 5;
-        // `kept` is the count with this value, as every value so far is kept.
         const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * kept);
         if (j < size) live[j] = v;
       }
@@ -269,6 +209,58 @@ export class Column {
     this.max = max;
     this.#x = x;
     this.#kept = kept;
+    this.#liveKept = liveKept;
+  }
+
+  /**
+   * `pushAll` of values past the cap: the kept values are folded into the running moments
+   * first, then each value is folded in and sampled, as `push` does.
+   */
+  #pushSampled(values: ArrayLike<number>, from: number, to: number): void {
+    this.#fold();
+    let count = this.count;
+    let sum = this.sum;
+    let min = this.min;
+    let max = this.max;
+    let mean = this.#mean;
+    let m2 = this.#m2;
+    let x = this.#x;
+    const cap = this.#cap;
+    const live = this.#live;
+    const size = live.length;
+    let liveKept = this.#liveKept;
+    for (let i = from; i < to; i++) {
+      const v = values[i];
+      count++;
+      sum += v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      const d = v - mean;
+      mean += d / count;
+      m2 += d * (v - mean);
+      // As `push` does, with `#rand` inlined.
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
+      if (j < cap) this.#replace(j, v);
+      if (liveKept < size) live[liveKept++] = v;
+      else {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        const k = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
+        if (k < size) live[k] = v;
+      }
+    }
+    this.count = count;
+    this.sum = sum;
+    this.min = min;
+    this.max = max;
+    this.#mean = mean;
+    this.#m2 = m2;
+    this.#folded = count;
+    this.#x = x;
     this.#liveKept = liveKept;
   }
 

@@ -5,6 +5,15 @@ import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import type { RecordMetrics } from "../../src/metrics/definitions.ts";
 import { ReferenceColumn, variedCases } from "./_reference.ts";
 
+/** A linear congruential generator of numbers in [0, 1) from `seed`: the same every run. */
+function lcg(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
+}
+
 function assertSame(col: Column, ref: ReferenceColumn, what: string): void {
   assert.equal(col.count, ref.count, what);
   assert.ok(Object.is(col.sum, ref.sum), `${what}: sum ${col.sum} != ${ref.sum}`);
@@ -38,11 +47,7 @@ Deno.test("Column: push and pushAll keep what pushing one value at a time keeps"
     { cap: 300, chunkSize: 1 },
   ];
   for (const opts of options) {
-    let x = 12345;
-    const rand = () => {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      return x / 2147483648;
-    };
+    const rand = lcg(12345);
     const col = new Column(opts);
     const ref = new ReferenceColumn(opts);
     const what = JSON.stringify(opts);
@@ -82,11 +87,7 @@ Deno.test("Column: the running moments, read seldom or never before the cap, are
     ]
   ) {
     for (const readEvery of [0, 5, 13]) {
-      let x = 4242;
-      const rand = () => {
-        x = (x * 1103515245 + 12345) % 2147483648;
-        return x / 2147483648;
-      };
+      const rand = lcg(4242);
       const col = new Column(opts);
       const ref = new ReferenceColumn(opts);
       const what = `${JSON.stringify(opts)} read every ${readEvery}`;
@@ -138,11 +139,7 @@ Deno.test("MetricsAggregator: summaries do not depend on how the metrics object 
 });
 
 Deno.test("Column: full chunks of whole numbers take half the memory and give the same values", () => {
-  let x = 987654;
-  const rand = () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return x / 2147483648;
-  };
+  const rand = lcg(987654);
   // Whole nanoseconds as times are, then values an Int32Array cannot hold, some written by the
   // reservoir into chunks already compacted.
   const opts: ColumnOptions = { cap: 4000, liveSize: 50, chunkSize: 64 };
