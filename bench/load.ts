@@ -350,31 +350,51 @@ function percentiles(xs: number[]): Percentiles | undefined {
 const nsToMs = (ns: bigint) => Number(ns) / 1e6;
 
 /**
+ * The lines of a text file, read as a stream: a long point's `profile_export.jsonl` is larger than
+ * the longest string V8 makes.
+ */
+async function* fileLines(path: string): AsyncGenerator<string> {
+  const file = await Deno.open(path);
+  let rest = "";
+  for await (const text of file.readable.pipeThrough(new TextDecoderStream())) {
+    const lines = (rest + text).split("\n");
+    rest = lines.pop()!;
+    for (const line of lines) if (line !== "") yield line;
+  }
+  if (rest !== "") yield rest;
+}
+
+/**
  * Joins reprise's records with the mock's timing log on request id: per request, the error of the
  * reported TTFT and ITL against when the mock really sent the first and last token.
  */
-async function versusServer(jsonl: string, timing: TimingLogTail, p: Point) {
-  const records: RecordLine[] = [];
-  for (const line of jsonl.split("\n")) {
-    if (line === "") continue;
+async function versusServer(jsonlPath: string, timing: TimingLogTail, p: Point) {
+  // Only the fields compared are kept: a long point has hundreds of thousands of records.
+  const records: { id: string; start: bigint; ttft: number; itl: number | undefined }[] = [];
+  for await (const line of fileLines(jsonlPath)) {
     const rec = parseNsLine<RecordLine>(line);
-    if (rec.error === null && rec.metrics.time_to_first_token !== undefined) records.push(rec);
+    const ttft = rec.metrics.time_to_first_token?.value;
+    if (rec.error !== null || ttft === undefined) continue;
+    records.push({
+      id: rec.metadata.x_request_id,
+      start: rec.metadata.request_start_ns,
+      ttft,
+      itl: rec.metrics.inter_token_latency?.value,
+    });
   }
-  const sent = await timing.take(records.map((r) => r.metadata.x_request_id));
+  const sent = await timing.take(records.map((r) => r.id));
   const ttft: number[] = [];
   const itl: number[] = [];
   const late: number[] = [];
   const toReceived: number[] = [];
   for (const rec of records) {
-    const s = sent.get(rec.metadata.x_request_id);
+    const s = sent.get(rec.id);
     if (!s || s.first_token_ns === null || s.last_token_ns === null) continue;
-    const start = rec.metadata.request_start_ns;
-    ttft.push(rec.metrics.time_to_first_token!.value - nsToMs(s.first_token_ns - start));
+    ttft.push(rec.ttft - nsToMs(s.first_token_ns - rec.start));
     late.push(nsToMs(s.first_token_ns - s.received_ns) - p.ttftMs);
-    toReceived.push(nsToMs(s.received_ns - start));
-    const reported = rec.metrics.inter_token_latency?.value;
-    if (reported !== undefined && s.tokens >= 2) {
-      itl.push(reported - nsToMs(s.last_token_ns - s.first_token_ns) / (s.tokens - 1));
+    toReceived.push(nsToMs(s.received_ns - rec.start));
+    if (rec.itl !== undefined && s.tokens >= 2) {
+      itl.push(rec.itl - nsToMs(s.last_token_ns - s.first_token_ns) / (s.tokens - 1));
     }
   }
   return {
@@ -412,9 +432,8 @@ async function runReprise(
   }
   const runDir = join(artifacts, [...Deno.readDirSync(artifacts)][0].name);
   const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
-  const jsonl = await Deno.readTextFile(join(runDir, "profile_export.jsonl"));
+  const truth = await versusServer(join(runDir, "profile_export.jsonl"), mock.timing, p);
   await Deno.remove(artifacts, { recursive: true });
-  const truth = await versusServer(jsonl, mock.timing, p);
   const completed = summary.request_count?.avg ?? requests;
   const duration = summary.benchmark_duration?.avg ?? res.wall;
   const errors = Math.round((summary.request_error_rate?.avg ?? 0) * completed);
@@ -446,8 +465,8 @@ async function runReprise(
  * against when the mock sent it. What is left is loopback and the mock's own write path.
  */
 async function baselineVersusServer(file: string, timing: TimingLogTail) {
-  const lines = (await Deno.readTextFile(file)).split("\n").filter((l) => l !== "")
-    .map((l) => parseNsLine<{ request_id: string; first_token_ns: bigint }>(l));
+  const lines: { request_id: string; first_token_ns: bigint }[] = [];
+  for await (const l of fileLines(file)) lines.push(parseNsLine(l));
   const sent = await timing.take(lines.map((l) => l.request_id));
   const ttft: number[] = [];
   for (const l of lines) {
