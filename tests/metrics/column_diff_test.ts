@@ -167,3 +167,26 @@ Deno.test("Column: full chunks of whole numbers take half the memory and give th
   assert.ok(col.copy() instanceof Float64Array);
   assert.ok(col.storedBytes > 4000 * 4 && col.storedBytes <= 4000 * 8 + 64 * 8);
 });
+
+Deno.test("column: the live sample is uniform over every value pushed, however they come", () => {
+  // 200,000 values 0, 1, 2, ... and a sample of 1,000: each tenth of the range should hold about
+  // 100 of the sample (a standard deviation of about 9.5), the last tenth as much as the first.
+  const n = 200_000;
+  const size = 1000;
+  const values = Float64Array.from({ length: n }, (_, i) => i);
+  const byOne = new Column({ liveSize: size });
+  for (const v of values) byOne.push(v);
+  // As the inter-chunk latencies of records come: lists of 255, then past a cap of 150,000.
+  const byLists = new Column({ liveSize: size, cap: 150_000 });
+  for (let i = 0; i < n; i += 255) byLists.pushAll(values, i, Math.min(n, i + 255));
+  for (const [what, col] of [["one by one", byOne], ["in lists, past the cap", byLists]] as const) {
+    const sample = col.sortedSample();
+    assert.equal(sample.length, size, what);
+    assert.equal(new Set(sample).size, size, `${what}: a value sampled twice`);
+    const bins = new Array<number>(10).fill(0);
+    for (const v of sample) bins[Math.floor(v / (n / 10))]++;
+    for (const [i, b] of bins.entries()) {
+      assert.ok(b >= 60 && b <= 140, `${what}: tenth ${i} holds ${b} of ${size} (${bins})`);
+    }
+  }
+});
