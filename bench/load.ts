@@ -37,6 +37,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { percentileLinear } from "../src/metrics/stats.ts";
+import { forEachLine } from "../src/dataset/lines.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
 import { startMockProcess } from "./mock_process.ts";
 
@@ -350,38 +351,24 @@ function percentiles(xs: number[]): Percentiles | undefined {
 const nsToMs = (ns: bigint) => Number(ns) / 1e6;
 
 /**
- * The lines of a text file, read as a stream: a long point's `profile_export.jsonl` is larger than
- * the longest string V8 makes.
- */
-async function* fileLines(path: string): AsyncGenerator<string> {
-  const file = await Deno.open(path);
-  let rest = "";
-  for await (const text of file.readable.pipeThrough(new TextDecoderStream())) {
-    const lines = (rest + text).split("\n");
-    rest = lines.pop()!;
-    for (const line of lines) if (line !== "") yield line;
-  }
-  if (rest !== "") yield rest;
-}
-
-/**
  * Joins reprise's records with the mock's timing log on request id: per request, the error of the
  * reported TTFT and ITL against when the mock really sent the first and last token.
  */
 async function versusServer(jsonlPath: string, timing: TimingLogTail, p: Point) {
-  // Only the fields compared are kept: a long point has hundreds of thousands of records.
+  // Read as a stream of lines (a long point's file is larger than the longest string V8 makes),
+  // keeping only the fields compared: a long point has hundreds of thousands of records.
   const records: { id: string; start: bigint; ttft: number; itl: number | undefined }[] = [];
-  for await (const line of fileLines(jsonlPath)) {
+  await forEachLine(jsonlPath, (line) => {
     const rec = parseNsLine<RecordLine>(line);
     const ttft = rec.metrics.time_to_first_token?.value;
-    if (rec.error !== null || ttft === undefined) continue;
+    if (rec.error !== null || ttft === undefined) return;
     records.push({
       id: rec.metadata.x_request_id,
       start: rec.metadata.request_start_ns,
       ttft,
       itl: rec.metrics.inter_token_latency?.value,
     });
-  }
+  });
   const sent = await timing.take(records.map((r) => r.id));
   const ttft: number[] = [];
   const itl: number[] = [];
@@ -466,7 +453,9 @@ async function runReprise(
  */
 async function baselineVersusServer(file: string, timing: TimingLogTail) {
   const lines: { request_id: string; first_token_ns: bigint }[] = [];
-  for await (const l of fileLines(file)) lines.push(parseNsLine(l));
+  await forEachLine(file, (l) => {
+    lines.push(parseNsLine(l));
+  });
   const sent = await timing.take(lines.map((l) => l.request_id));
   const ttft: number[] = [];
   for (const l of lines) {
