@@ -19,7 +19,7 @@ import { promptText } from "../tokenizer/prompt_text.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
 import { requestedOutputTokens } from "../metrics/requested_osl.ts";
 import { TimesliceCollector } from "../metrics/timeslices.ts";
-import { runWarnings } from "../metrics/warnings.ts";
+import { runWarnings, samplingWarnings } from "../metrics/warnings.ts";
 import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
 import { writeTimeslices } from "../export/timeslices.ts";
 
@@ -173,7 +173,11 @@ export class Results {
       completed: this.aggregator.requestCount + errors,
       errors,
       errorTypes: this.#errorTypes,
-      warnings: [...runWarnings(summary), ...scheduleLagWarnings(summary)],
+      warnings: [
+        ...runWarnings(summary),
+        ...samplingWarnings(this.aggregator.sampledMetrics()),
+        ...scheduleLagWarnings(summary),
+      ],
     };
   }
 }

@@ -38,7 +38,8 @@ export const ADJUSTED_PREFIX = "adj_";
 
 /**
  * Collects one phase's requests (make one per phase: warmup and profiling are reported apart).
- * `add` each finished request with its record metrics; `summary()` gives exact statistics,
+ * `add` each finished request with its record metrics; `summary()` gives exact statistics (a
+ * metric with more values than its column keeps has sampled percentiles: `sampledMetrics()`),
  * `snapshot()` cheap ones for live display.
  */
 export class MetricsAggregator {
@@ -101,12 +102,30 @@ export class MetricsAggregator {
       : { startNs: this.#minStart, endNs: this.#maxEnd };
   }
 
+  /**
+   * The metrics whose values outnumber what their column keeps (`ColumnOptions.cap`), in the
+   * order of `METRICS`: their summary percentiles come from a uniform sample of `kept` of their
+   * `count` values. Empty while every value is kept (the summary is then exact).
+   */
+  sampledMetrics(): { tag: string; count: number; kept: number }[] {
+    const out: { tag: string; count: number; kept: number }[] = [];
+    for (const def of METRICS) {
+      const col = this.#columns.get(def.tag);
+      if (col === undefined || col.exact || def.flags.includes("hidden")) continue;
+      out.push({ tag: def.tag, count: col.count, kept: col.kept });
+    }
+    return out;
+  }
+
   /** Failed requests grouped by type, code and message, most frequent first. */
   errorSummary(): ErrorSummaryEntry[] {
     return this.#errors.entries();
   }
 
-  /** Exact statistics of everything added so far (sorts every column: call it at the end). */
+  /**
+   * Statistics of everything added so far (ranks every column: call it at the end): exact, but
+   * for the percentiles of `sampledMetrics()`, which come from their columns' uniform samples.
+   */
   summary(): Summary {
     return this.#summarize(false);
   }

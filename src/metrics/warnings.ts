@@ -42,3 +42,24 @@ export function runWarnings(summary: Summary): string[] {
   }
   return out;
 }
+
+/** A metric with more values than its column keeps (`MetricsAggregator.sampledMetrics`). */
+export interface SampledMetric {
+  tag: string;
+  count: number;
+  kept: number;
+}
+
+/**
+ * One warning per metric whose percentiles come from a sample: a metric keeps up to 8 Mi values
+ * (the gaps between chunks pass that after about 33,000 answers of 256 tokens), then a uniform
+ * sample of that many. Count, average, min, max and std stay over every value.
+ */
+export function samplingWarnings(sampled: readonly SampledMetric[]): string[] {
+  const n = (x: number) => x.toLocaleString("en-US");
+  return sampled.map((m) =>
+    `warning: ${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept; its ` +
+    `percentiles come from a uniform sample of ${n(m.kept)} of them (its count, average, min, ` +
+    `max and std are over all values)`
+  );
+}

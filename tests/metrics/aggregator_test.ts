@@ -6,6 +6,7 @@ import type { MetricResult, Summary } from "../../src/metrics/summary.ts";
 import type { RequestRecord } from "../../src/load/record.ts";
 import { record, wordTokenizer } from "./_records.ts";
 import { percentileLinear } from "../../src/metrics/stats.ts";
+import { samplingWarnings } from "../../src/metrics/warnings.ts";
 
 const MS = 1_000_000;
 const S = 1_700_000_000_000_000_123n;
@@ -218,4 +219,36 @@ Deno.test("MetricsAggregator: a list metric too long to sort whole gets the same
   }
   close(icl.min as number, sorted[0] / MS);
   close(icl.max as number, sorted[sorted.length - 1] / MS);
+});
+
+Deno.test("MetricsAggregator.sampledMetrics: the metrics past their column's cap, and the warning for each", () => {
+  const agg = new MetricsAggregator({ cap: 20 });
+  // 11 chunks a request: 10 inter-chunk gaps each, one value of every per-request metric.
+  const times = Array.from({ length: 11 }, (_, k) => 10 + k);
+  const text = times.map(() => "w").join(" ");
+  const add = () => {
+    const r = stream(0, times, text, 30);
+    agg.add(r, computeRecordMetrics(r, ctx));
+  };
+  add();
+  add();
+  // 20 gaps: all kept.
+  assert.deepEqual(agg.sampledMetrics(), []);
+  add();
+  // 30 gaps, 20 kept; per-request metrics hold 3 values each.
+  assert.deepEqual(agg.sampledMetrics(), [{ tag: "inter_chunk_latency", count: 30, kept: 20 }]);
+  const [w, ...rest] = samplingWarnings(agg.sampledMetrics());
+  assert.deepEqual(rest, []);
+  assert.match(w, /^warning: inter_chunk_latency has 30 values, more than the 20 kept/);
+  assert.match(w, /percentiles come from a uniform sample of 20/);
+  assert.deepEqual(
+    samplingWarnings([{ tag: "x", count: 12_345_678, kept: 8_388_608 }]),
+    [
+      "warning: x has 12,345,678 values, more than the 8,388,608 kept; its percentiles come " +
+      "from a uniform sample of 8,388,608 of them (its count, average, min, max and std are " +
+      "over all values)",
+    ],
+  );
+  // The summary still counts every value.
+  assert.equal(get(agg.summary(), "inter_chunk_latency").count, 30);
 });
