@@ -33,6 +33,13 @@ export interface AggregatorOptions extends ColumnOptions {
 /** The tags of the record metrics: the only ones a summary reads columns of. */
 const RECORD_TAGS: readonly string[] = METRICS.filter((d) => d.kind === "record").map((d) => d.tag);
 
+/** A metric with more values than its column keeps: `count` pushed, `kept` of them sampled. */
+export interface SampledMetric {
+  tag: string;
+  count: number;
+  kept: number;
+}
+
 /** Prefix of the error-adjusted variants of latency metrics. */
 export const ADJUSTED_PREFIX = "adj_";
 
@@ -107,8 +114,8 @@ export class MetricsAggregator {
    * order of `METRICS`: their summary percentiles come from a uniform sample of `kept` of their
    * `count` values. Empty while every value is kept (the summary is then exact).
    */
-  sampledMetrics(): { tag: string; count: number; kept: number }[] {
-    const out: { tag: string; count: number; kept: number }[] = [];
+  sampledMetrics(): SampledMetric[] {
+    const out: SampledMetric[] = [];
     for (const def of METRICS) {
       const col = this.#columns.get(def.tag);
       if (col === undefined || col.exact || def.flags.includes("hidden")) continue;

@@ -118,14 +118,6 @@ export class Column {
     this.sum += v;
     if (v < this.min) this.min = v;
     if (v > this.max) this.max = v;
-    if (this.#kept >= this.#cap) {
-      // Sampled from here on: values kept so far may be replaced, so fold them first.
-      this.#fold();
-      const d = v - this.#mean;
-      this.#mean += d / count;
-      this.#m2 += d * (v - this.#mean);
-      this.#folded = count;
-    }
     if (this.#kept < this.#cap) {
       let at = this.#kept - this.#full.length * this.#chunk;
       if (at === this.#values.length) {
@@ -135,6 +127,12 @@ export class Column {
       this.#values[at] = v;
       this.#kept++;
     } else {
+      // Sampled from here on: values kept so far may be replaced, so fold them first.
+      this.#fold();
+      const d = v - this.#mean;
+      this.#mean += d / count;
+      this.#m2 += d * (v - this.#mean);
+      this.#folded = count;
       // Reservoir sampling keeps a uniform sample of everything pushed.
       const j = Math.floor(this.#rand() * count);
       if (j < this.#cap) this.#replace(j, v);

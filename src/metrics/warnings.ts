@@ -1,6 +1,7 @@
 /** The end-of-run warnings AIPerf gives: answers of the wrong length, counts that disagree. */
 
 import { USAGE_DIFF_THRESHOLD_PCT } from "./definitions.ts";
+import type { SampledMetric } from "./aggregator.ts";
 import type { Summary } from "./summary.ts";
 
 function scalar(summary: Summary, tag: string): number | undefined {
@@ -41,13 +42,6 @@ export function runWarnings(summary: Summary): string[] {
     );
   }
   return out;
-}
-
-/** A metric with more values than its column keeps (`MetricsAggregator.sampledMetrics`). */
-export interface SampledMetric {
-  tag: string;
-  count: number;
-  kept: number;
 }
 
 /**
