@@ -168,6 +168,54 @@ Deno.test("Column: full chunks of whole numbers take half the memory and give th
   assert.ok(col.storedBytes > 4000 * 4 && col.storedBytes <= 4000 * 8 + 64 * 8);
 });
 
+Deno.test("Column: full chunks of small whole numbers take a byte or two a value and give the same values", () => {
+  const rand = lcg(24680);
+  const opts: ColumnOptions = { cap: 640, liveSize: 50, chunkSize: 64 };
+  // Flags and short token counts (a byte each), then longer counts (two bytes each).
+  const bytes = new Column(opts);
+  const bytesRef = new ReferenceColumn(opts);
+  const shorts = new Column(opts);
+  const shortsRef = new ReferenceColumn(opts);
+  for (let i = 0; i < 600; i++) {
+    const b = Math.floor(rand() * 256);
+    // Chunks of counts under 4,096 first, then up to 65,535.
+    const h = 256 + Math.floor(rand() * (i < 320 ? 3840 : 65280));
+    bytes.push(b);
+    bytesRef.push(b);
+    shorts.pushAll([h]);
+    shortsRef.push(h);
+  }
+  assertSame(bytes, bytesRef, "bytes");
+  assertSame(shorts, shortsRef, "shorts");
+  // 9 full chunks of 64 values, the last as doubles.
+  assert.equal(bytes.storedBytes, 9 * 64 + 64 * 8);
+  assert.equal(shorts.storedBytes, 9 * 64 * 2 + 64 * 8);
+  assert.ok(bytes.copy() instanceof Int32Array);
+  // Past the cap, the reservoir writes values the narrow chunks cannot hold into them.
+  const odd = [256, -1, 65536, 0.5, -0, 2 ** 31, NaN];
+  for (let i = 0; i < 3000; i++) {
+    const v = i % 5 === 0 ? odd[(i / 5) % odd.length] : Math.floor(rand() * 300);
+    bytes.push(v);
+    bytesRef.push(v);
+    shorts.pushAll([v]);
+    shortsRef.push(v);
+  }
+  assertSame(bytes, bytesRef, "bytes, then wider values");
+  assertSame(shorts, shortsRef, "shorts, then wider values");
+  assert.ok(!bytes.exact);
+  // Wider whole numbers widen a narrow chunk to an Int32Array, not to doubles.
+  const widened = new Column(opts);
+  const widenedRef = new ReferenceColumn(opts);
+  for (let i = 0; i < 3000; i++) {
+    const v = i < 640 ? i % 200 : 1_000_000 + i;
+    widened.push(v);
+    widenedRef.push(v);
+  }
+  assertSame(widened, widenedRef, "bytes, then wider whole numbers");
+  assert.ok(widened.storedBytes <= 9 * 64 * 4 + 64 * 8, `${widened.storedBytes} bytes`);
+  assert.ok(widened.storedBytes > 9 * 64 * 2 + 64 * 8, `${widened.storedBytes} bytes`);
+});
+
 Deno.test("column: the live sample is uniform over every value pushed, however they come", () => {
   // 200,000 values 0, 1, 2, ... and a sample of 1,000: each tenth of the range should hold about
   // 100 of the sample (a standard deviation of about 9.5), the last tenth as much as the first.
