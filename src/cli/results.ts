@@ -175,6 +175,7 @@ export class Results {
       errorTypes: this.#errorTypes,
       warnings: [
         ...runWarnings(summary),
+        ...samplingWarnings(this.warmup.sampledMetrics(), "warmup"),
         ...samplingWarnings(this.aggregator.sampledMetrics()),
         ...scheduleLagWarnings(summary),
       ],

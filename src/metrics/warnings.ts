@@ -47,12 +47,14 @@ export function runWarnings(summary: Summary): string[] {
 /**
  * One warning per metric whose percentiles come from a sample: a metric keeps up to 8 Mi values
  * (the gaps between chunks pass that after about 33,000 answers of 256 tokens), then a uniform
- * sample of that many. Count, average, min, max and std stay over every value.
+ * sample of that many. Count, average, min, max and std stay over every value. `phase` names a
+ * phase other than profiling (the warmup's metrics are exported too).
  */
-export function samplingWarnings(sampled: readonly SampledMetric[]): string[] {
+export function samplingWarnings(sampled: readonly SampledMetric[], phase = ""): string[] {
   const n = (x: number) => x.toLocaleString("en-US");
+  const which = phase === "" ? "" : `${phase} `;
   return sampled.map((m) =>
-    `warning: ${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept; its ` +
+    `warning: ${which}${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept; its ` +
     `percentiles come from a uniform sample of ${n(m.kept)} of them (its count, average, min, ` +
     `max and std are over all values)`
   );

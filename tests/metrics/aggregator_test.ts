@@ -249,6 +249,11 @@ Deno.test("MetricsAggregator.sampledMetrics: the metrics past their column's cap
       "over all values)",
     ],
   );
+  // The warmup's metrics, exported too, are named as such.
+  assert.match(
+    samplingWarnings(agg.sampledMetrics(), "warmup")[0],
+    /^warning: warmup inter_chunk_latency has 30 values, more than the 20 kept/,
+  );
   // The summary still counts every value.
   assert.equal(get(agg.summary(), "inter_chunk_latency").count, 30);
 });
