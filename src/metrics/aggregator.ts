@@ -4,7 +4,7 @@
  */
 
 import type { RequestRecord } from "../load/record.ts";
-import { Column, type ColumnOptions, type Values } from "./column.ts";
+import { Column, type ColumnOptions, CopyBuffers, type Values } from "./column.ts";
 import {
   type MetricDef,
   METRICS,
@@ -161,12 +161,16 @@ export class MetricsAggregator {
       sum: (tag) => this.#columns.get(tag)?.sum,
       value: (tag) => scalars.get(tag),
     };
+    // Each column is ranked in the same lent arrays, read, and left before the next.
+    const buffers = live ? null : new CopyBuffers();
     for (const def of METRICS) {
       if (def.kind === "record") {
         const col = this.#columns.get(def.tag);
         // Hidden helpers only feed run-level counts.
         if (!col || col.count === 0 || def.flags.includes("hidden")) continue;
-        const sorted = live ? col.sortedSample() : ranked(col, this.#errorCount);
+        const sorted = buffers === null
+          ? col.sortedSample()
+          : ranked(col, this.#errorCount, buffers);
         out.push(result(def, def.tag, def.header, distribution(def, col, sorted, live)));
         if (this.#errorCount > 0 && def.flags.includes("percentile_includes_failed")) {
           out.push(result(
@@ -218,9 +222,9 @@ const SELECT_ABOVE = 1 << 16;
  * All kept values of `col`, ascending at every rank `distribution` and `adjusted` read (fully
  * sorted for short columns, where a sort costs nothing).
  */
-function ranked(col: Column, errors: number): Values {
-  if (col.kept <= SELECT_ABOVE) return col.sorted();
-  const values = col.copy();
+function ranked(col: Column, errors: number, buffers: CopyBuffers): Values {
+  if (col.kept <= SELECT_ABOVE) return col.sorted(buffers);
+  const values = col.copy(buffers);
   const n = values.length;
   const ranks: number[] = [n - 1];
   for (const p of PERCENTILES) {

@@ -36,6 +36,29 @@ export interface ColumnOptions {
 /** A column's values: doubles, or whole numbers in an Int32Array when all of them are. */
 export type Values = Float64Array | Int32Array;
 
+/**
+ * Arrays lent to `Column.copy` by a caller that ranks one column after another (a summary), so
+ * that each copy takes the memory the last one left instead of adding to it until the garbage
+ * collector runs: at the end of a long run the copies of all columns would otherwise be held at
+ * once, as much again as the columns.
+ */
+export class CopyBuffers {
+  #ints = new Int32Array(0);
+  #floats = new Float64Array(0);
+
+  /** An Int32Array of `n` values, over the lent one (grown when too short). */
+  ints(n: number): Int32Array {
+    if (this.#ints.length < n) this.#ints = new Int32Array(n);
+    return this.#ints.subarray(0, n);
+  }
+
+  /** A Float64Array of `n` values, over the lent one (grown when too short). */
+  floats(n: number): Float64Array {
+    if (this.#floats.length < n) this.#floats = new Float64Array(n);
+    return this.#floats.subarray(0, n);
+  }
+}
+
 /** A chunk of kept values: doubles, or whole numbers in the narrowest array holding them. */
 type Chunk = Float64Array | Int32Array | Uint16Array | Uint8Array;
 
@@ -357,9 +380,12 @@ export class Column {
     return this.#kept;
   }
 
-  /** The kept values (all of them when `exact`), sorted ascending, as a copy. */
-  sorted(): Values {
-    return this.copy().sort();
+  /**
+   * The kept values (all of them when `exact`), sorted ascending, as a copy: in `buffers` when
+   * given (valid until their next use).
+   */
+  sorted(buffers?: CopyBuffers): Values {
+    return this.copy(buffers).sort();
   }
 
   /** Bytes the kept values take. */
@@ -372,13 +398,16 @@ export class Column {
   /**
    * The kept values in arrival order, as a new array: an Int32Array when every full chunk holds
    * whole numbers and the last chunk's values fit one too (half the memory of the copy a summary
-   * ranks).
+   * ranks). With `buffers`, the copy is made in the arrays they lend (valid until their next use).
    */
-  copy(): Values {
+  copy(buffers?: CopyBuffers): Values {
     const last = this.#values.subarray(0, this.#kept - this.#full.length * this.#chunk);
     let whole = this.#full.every((c) => !(c instanceof Float64Array));
     for (let i = 0; whole && i < last.length; i++) whole = int32Exact(last[i]);
-    const out = whole ? new Int32Array(this.#kept) : new Float64Array(this.#kept);
+    const n = this.#kept;
+    const out = whole
+      ? (buffers?.ints(n) ?? new Int32Array(n))
+      : (buffers?.floats(n) ?? new Float64Array(n));
     let at = 0;
     for (const c of this.#full) {
       out.set(c, at);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Column, type ColumnOptions } from "../../src/metrics/column.ts";
+import { Column, type ColumnOptions, CopyBuffers } from "../../src/metrics/column.ts";
 import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import type { RecordMetrics } from "../../src/metrics/definitions.ts";
@@ -214,6 +214,34 @@ Deno.test("Column: full chunks of small whole numbers take a byte or two a value
   assertSame(widened, widenedRef, "bytes, then wider whole numbers");
   assert.ok(widened.storedBytes <= 9 * 64 * 4 + 64 * 8, `${widened.storedBytes} bytes`);
   assert.ok(widened.storedBytes > 9 * 64 * 2 + 64 * 8, `${widened.storedBytes} bytes`);
+});
+
+Deno.test("Column.copy: copies into lent buffers share one array per kind, grown when too short", () => {
+  const opts: ColumnOptions = { chunkSize: 16 };
+  const ints = new Column(opts);
+  const fractions = new Column(opts);
+  const longer = new Column(opts);
+  for (let i = 0; i < 50; i++) {
+    ints.push(1000 - i);
+    fractions.push(i + 0.5);
+  }
+  for (let i = 0; i < 80; i++) longer.push(i * 7);
+  const buffers = new CopyBuffers();
+  const a = ints.copy(buffers);
+  assert.ok(a instanceof Int32Array);
+  assert.deepEqual(Array.from(a), Array.from(ints.copy()));
+  const f = fractions.sorted(buffers);
+  assert.ok(f instanceof Float64Array);
+  assert.deepEqual(Array.from(f), Array.from(fractions.sorted()));
+  // The next integer copy takes the first one's memory; a longer one grows it, once.
+  const b = ints.sorted(buffers);
+  assert.equal(b.buffer, a.buffer);
+  assert.deepEqual(Array.from(b), Array.from(ints.sorted()));
+  const c = longer.copy(buffers);
+  assert.notEqual(c.buffer, a.buffer);
+  assert.deepEqual(Array.from(c), Array.from(longer.copy()));
+  assert.equal(ints.copy(buffers).buffer, c.buffer);
+  assert.equal(ints.copy(buffers).length, 50);
 });
 
 Deno.test("column: the live sample is uniform over every value pushed, however they come", () => {
