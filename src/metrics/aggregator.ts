@@ -1,6 +1,7 @@
 /**
  * Aggregates one phase's requests into a summary. Keeps numeric columns, never records, so a
- * long run costs 8 bytes per value; a live snapshot sorts only small samples.
+ * long run costs 1 to 8 bytes per value (whole numbers in the narrowest array that holds them);
+ * a live snapshot sorts only small samples.
  */
 
 import type { RequestRecord } from "../load/record.ts";
