@@ -176,14 +176,18 @@ Deno.test("Column: full chunks of small whole numbers take a byte or two a value
   const bytesRef = new ReferenceColumn(opts);
   const shorts = new Column(opts);
   const shortsRef = new ReferenceColumn(opts);
+  // A value to a column, alone or as a list, and to its reference.
+  const add = (col: Column, ref: ReferenceColumn, v: number, asList: boolean) => {
+    if (asList) col.pushAll([v]);
+    else col.push(v);
+    ref.push(v);
+  };
   for (let i = 0; i < 600; i++) {
     const b = Math.floor(rand() * 256);
     // Chunks of counts under 4,096 first, then up to 65,535.
     const h = 256 + Math.floor(rand() * (i < 320 ? 3840 : 65280));
-    bytes.push(b);
-    bytesRef.push(b);
-    shorts.pushAll([h]);
-    shortsRef.push(h);
+    add(bytes, bytesRef, b, false);
+    add(shorts, shortsRef, h, true);
   }
   assertSame(bytes, bytesRef, "bytes");
   assertSame(shorts, shortsRef, "shorts");
@@ -195,10 +199,8 @@ Deno.test("Column: full chunks of small whole numbers take a byte or two a value
   const odd = [256, -1, 65536, 0.5, -0, 2 ** 31, NaN];
   for (let i = 0; i < 3000; i++) {
     const v = i % 5 === 0 ? odd[(i / 5) % odd.length] : Math.floor(rand() * 300);
-    bytes.push(v);
-    bytesRef.push(v);
-    shorts.pushAll([v]);
-    shortsRef.push(v);
+    add(bytes, bytesRef, v, false);
+    add(shorts, shortsRef, v, true);
   }
   assertSame(bytes, bytesRef, "bytes, then wider values");
   assertSame(shorts, shortsRef, "shorts, then wider values");
@@ -206,11 +208,7 @@ Deno.test("Column: full chunks of small whole numbers take a byte or two a value
   // Wider whole numbers widen a narrow chunk to an Int32Array, not to doubles.
   const widened = new Column(opts);
   const widenedRef = new ReferenceColumn(opts);
-  for (let i = 0; i < 3000; i++) {
-    const v = i < 640 ? i % 200 : 1_000_000 + i;
-    widened.push(v);
-    widenedRef.push(v);
-  }
+  for (let i = 0; i < 3000; i++) add(widened, widenedRef, i < 640 ? i % 200 : 1_000_000 + i, false);
   assertSame(widened, widenedRef, "bytes, then wider whole numbers");
   assert.ok(widened.storedBytes <= 9 * 64 * 4 + 64 * 8, `${widened.storedBytes} bytes`);
   assert.ok(widened.storedBytes > 9 * 64 * 2 + 64 * 8, `${widened.storedBytes} bytes`);
