@@ -12,7 +12,7 @@
  */
 
 /** Values kept exactly before the column switches to a uniform sample of this size. */
-const DEFAULT_CAP = 1 << 23; // 8 Mi values, 64 MiB: far beyond any per-request metric
+const DEFAULT_CAP = 1 << 23; // 8 Mi values, 8 to 64 MiB: far beyond any per-request metric
 /** Size of the sample a live snapshot sorts. */
 const DEFAULT_LIVE = 4096;
 /**
