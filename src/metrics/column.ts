@@ -70,9 +70,8 @@ function int32Exact(v: number): boolean {
 /** True when integer chunk `chunk` (not doubles) holds `v` exactly. */
 function holds(chunk: Int32Array | Uint16Array | Uint8Array, v: number): boolean {
   if (!int32Exact(v)) return false;
-  if (chunk instanceof Uint8Array) return v >= 0 && v <= 0xff;
-  if (chunk instanceof Uint16Array) return v >= 0 && v <= 0xffff;
-  return true;
+  // An unsigned chunk of b bytes holds 0 to 2^(8b) - 1.
+  return chunk instanceof Int32Array || (v >= 0 && v < 2 ** (8 * chunk.BYTES_PER_ELEMENT));
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 } from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
 import { releaseSlot, scanned, scanRun, takeSlot, writeJoint } from "./sse_scan.ts";
-import { utf8Length } from "./utf8.ts";
+import { utf8Decoder, utf8Length } from "./utf8.ts";
 
 /** What to send and how to read the answer. */
 export interface SendOptions {
@@ -619,12 +619,8 @@ function eventLead(t: ChunkTemplate): string {
   return t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
 }
 
-/**
- * Decodes the collector's bytes, which are all ASCII: as UTF-8 (the same characters), which the
- * runtime decodes about four times as fast as latin1 (0.2 against 0.9 µs for a 256-token answer's
- * 1.2 KB, measured here).
- */
-const ascii = new TextDecoder("utf-8", { ignoreBOM: true });
+/** Decodes the collector's bytes, which are all ASCII: as UTF-8, the same characters, faster. */
+const ascii = utf8Decoder;
 
 /**
  * Turns SSE events into the result (it is the parser's {@link SseSink}): set `at` to the read's

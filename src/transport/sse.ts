@@ -12,6 +12,7 @@
 
 import type { SseEvent } from "../endpoints/types.ts";
 import { ownCopy } from "../endpoints/chunk_template.ts";
+import { utf8Decoder } from "./utf8.ts";
 
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;
@@ -49,7 +50,7 @@ export interface SseSink {
  * parser), so one decoder serves every stream. The byte-order mark is dropped by hand, at a
  * stream's start only.
  */
-const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+const UTF8 = utf8Decoder;
 
 const LF = 10;
 const SPACE = 32;
