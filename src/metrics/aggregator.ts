@@ -220,19 +220,30 @@ function result(
 const SELECT_ABOVE = 1 << 16;
 
 /**
- * All kept values of `col`, ascending at every rank `distribution` and `adjusted` read (fully
- * sorted for short columns, where a sort costs nothing).
+ * A column's kept values as the summary reads them: ascending at every rank `distribution` and
+ * `adjusted` read. Either all of them (fully sorted for short columns, where a sort costs
+ * nothing), or, for a long column of whole numbers, only those ranks, read off the column
+ * without copying it (`Column.wholeValuesAt`).
  */
-function ranked(col: Column, errors: number, buffers: CopyBuffers): Values {
+type Ranked = Values | { length: number; [rank: number]: number };
+
+/** `col`'s kept values, ranked for the summary (see {@link Ranked}). */
+function ranked(col: Column, errors: number, buffers: CopyBuffers): Ranked {
   if (col.kept <= SELECT_ABOVE) return col.sorted(buffers);
-  const values = col.copy(buffers);
-  const n = values.length;
+  const n = col.kept;
   const ranks: number[] = [n - 1];
   for (const p of PERCENTILES) {
     ranks.push(...linearRanks(p, n));
     const i = adjustedIndex(p, col.count, errors, n);
     if (i >= 0) ranks.push(i);
   }
+  const at = col.wholeValuesAt(ranks);
+  if (at !== null) {
+    const view: { length: number; [rank: number]: number } = { length: n };
+    for (const [rank, v] of at) view[rank] = v;
+    return view;
+  }
+  const values = col.copy(buffers);
   selectRanks(values, ranks);
   return values;
 }
@@ -251,7 +262,7 @@ function adjustedIndex(p: number, n: number, errors: number, len: number): numbe
 function distribution(
   def: MetricDef,
   col: Column,
-  sorted: Values,
+  sorted: Ranked,
   live: boolean,
 ): MetricStats {
   const d = (v: number) => toDisplay(def, v);
@@ -259,7 +270,12 @@ function distribution(
   for (const p of PERCENTILES) s[`p${p}`] = d(percentileLinear(sorted, p));
   // Two passes over all values, as numpy does, while all are at hand; else the running variance.
   const complete = live ? col.sampleComplete : col.exact;
-  const std = complete ? stdPopulation(sorted, col.sum / col.count) : Math.sqrt(col.variance);
+  const mean = col.sum / col.count;
+  // Ranks read off a column: the values are in the column, not in `sorted`.
+  const all = ArrayBuffer.isView(sorted);
+  const std = complete
+    ? (all ? stdPopulation(sorted, mean) : col.stdAbout(mean))
+    : Math.sqrt(col.variance);
   // Std of a time is a difference, converted by the same divisor.
   s.std = d(std);
   s.count = col.count;
@@ -272,7 +288,7 @@ function distribution(
  * does), so failures show in the tail instead of vanishing from it. `sorted` may be a sample of
  * the `n` successful values.
  */
-function adjusted(def: MetricDef, col: Column, errors: number, sorted: Values): MetricStats {
+function adjusted(def: MetricDef, col: Column, errors: number, sorted: Ranked): MetricStats {
   const total = col.count + errors;
   const at = (p: number): number => {
     const i = adjustedIndex(p, col.count, errors, sorted.length);

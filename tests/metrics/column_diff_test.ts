@@ -4,6 +4,7 @@ import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import type { RecordMetrics } from "../../src/metrics/definitions.ts";
 import { ReferenceColumn, variedCases } from "./_reference.ts";
+import { stdPopulation } from "../../src/metrics/stats.ts";
 
 /** A linear congruential generator of numbers in [0, 1) from `seed`: the same every run. */
 function lcg(seed: number): () => number {
@@ -240,6 +241,51 @@ Deno.test("Column.copy: copies into lent buffers share one array per kind, grown
   assert.deepEqual(Array.from(c), Array.from(longer.copy()));
   assert.equal(ints.copy(buffers).buffer, c.buffer);
   assert.equal(ints.copy(buffers).length, 50);
+});
+
+Deno.test("Column.wholeValuesAt: every rank of whole numbers as a sort places it, without a copy", () => {
+  const rand = lcg(13579);
+  const opts: ColumnOptions = { cap: 100_000, liveSize: 50, chunkSize: 64 };
+  // Chunks of bytes, of shorts and of Int32 (negative values, both ends of the range, many
+  // equal values), and a last chunk of doubles holding whole numbers.
+  const extremes = [-(2 ** 31), 2 ** 31 - 1, -1, 0, 65535, 65536];
+  const spreads = [256, 65536, 2 ** 32];
+  const col = new Column(opts);
+  for (let i = 0; i < 3000; i++) {
+    const spread = spreads[Math.floor(i / 1000)];
+    const v = i % 97 === 0
+      ? extremes[(i / 97) % extremes.length]
+      : i % 3 === 0
+      ? 7
+      : Math.floor(rand() * spread) - (spread > 65536 ? 2 ** 31 : 0);
+    if (i % 2 === 0) col.push(v);
+    else col.pushAll([v]);
+  }
+  const sorted = col.sorted();
+  const ranks = Array.from({ length: sorted.length }, (_, r) => r);
+  // Out of range ranks are left out; each asked rank once.
+  const at = col.wholeValuesAt([...ranks, -1, sorted.length, 0])!;
+  assert.equal(at.size, sorted.length);
+  for (const r of ranks) assert.equal(at.get(r), sorted[r], `rank ${r}`);
+  // A few ranks, as a summary asks.
+  const few = col.wholeValuesAt([2999, 0, 1500, 1501, 29])!;
+  assert.deepEqual(
+    [...few].sort((a, b) => a[0] - b[0]),
+    [0, 29, 1500, 1501, 2999].map((r) => [r, sorted[r]]),
+  );
+  // The standard deviation over the chunks is the one over a copy.
+  const mean = col.sum / col.count;
+  assert.ok(Object.is(col.stdAbout(mean), stdPopulation(col.copy(), mean)));
+  // A fraction in the last chunk, or in a full one, and the ranks cannot be read this way.
+  col.push(0.5);
+  assert.equal(col.wholeValuesAt([0]), null);
+  for (let i = 0; i < 64; i++) col.push(i);
+  assert.equal(col.wholeValuesAt([0]), null);
+  assert.ok(
+    Object.is(col.stdAbout(col.sum / col.count), stdPopulation(col.copy(), col.sum / col.count)),
+  );
+  assert.ok(Number.isNaN(new Column().stdAbout(0)));
+  assert.equal(new Column().wholeValuesAt([0])!.size, 0);
 });
 
 Deno.test("column: the live sample is uniform over every value pushed, however they come", () => {
