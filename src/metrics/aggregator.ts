@@ -237,7 +237,7 @@ function ranked(col: Column, errors: number, buffers: CopyBuffers): Ranked {
     const i = adjustedIndex(p, col.count, errors, n);
     if (i >= 0) ranks.push(i);
   }
-  const at = col.wholeValuesAt(ranks);
+  const at = col.wholeValuesAt(ranks, buffers);
   if (at !== null) {
     const view: { length: number; [rank: number]: number } = { length: n };
     for (const [rank, v] of at) view[rank] = v;

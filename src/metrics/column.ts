@@ -36,6 +36,13 @@ export interface ColumnOptions {
 /** A column's values: doubles, or whole numbers in an Int32Array when all of them are. */
 export type Values = Float64Array | Int32Array;
 
+/** Keys of a 16-bit half of a value: the groups of `Column.wholeValuesAt`, and the keys in one. */
+const KEYS = 1 << 16;
+/** Groups whose low halves `Column.wholeValuesAt` counts in one pass (2 MiB of counts). */
+const GROUPS_PER_PASS = 8;
+/** Flips an Int32's sign bit: its key, as an unsigned number, is in the order of the values. */
+const SIGN = 0x80000000 | 0;
+
 /**
  * Arrays lent to `Column.copy` by a caller that ranks one column after another (a summary), so
  * that each copy takes the memory the last one left instead of adding to it until the garbage
@@ -57,6 +64,23 @@ export class CopyBuffers {
     if (this.#floats.length < n) this.#floats = new Float64Array(n);
     return this.#floats.subarray(0, n);
   }
+
+  /** The counts `Column.wholeValuesAt` makes its passes with (2.3 MiB), made once. */
+  counts(): RankCounts {
+    return this.#counts ??= {
+      high: new Uint32Array(KEYS),
+      slotOf: new Int16Array(KEYS),
+      low: new Uint32Array(KEYS * GROUPS_PER_PASS),
+    };
+  }
+  #counts: RankCounts | undefined;
+}
+
+/** Counts of values by the halves of their keys (see `Column.wholeValuesAt`). */
+interface RankCounts {
+  high: Uint32Array;
+  slotOf: Int16Array;
+  low: Uint32Array;
 }
 
 /** A chunk of kept values: doubles, or whole numbers in the narrowest array holding them. */
@@ -92,13 +116,6 @@ function compact(chunk: Float64Array): Chunk {
   if (max <= 0xffff) return new Uint16Array(chunk);
   return new Int32Array(chunk);
 }
-
-/** Keys of a 16-bit half of a value: the groups of `Column.wholeValuesAt`, and the keys in one. */
-const KEYS = 1 << 16;
-/** Groups whose low halves `Column.wholeValuesAt` counts in one pass (2 MiB of counts). */
-const GROUPS_PER_PASS = 8;
-/** Flips an Int32's sign bit: its key, as an unsigned number, is in the order of the values. */
-const SIGN = 0x80000000 | 0;
 
 /** Counts the whole numbers of `c` by the high half of their keys. */
 function countHigh(c: Chunk, high: Uint32Array): void {
@@ -451,11 +468,12 @@ export class Column {
    * at each), or null unless every kept value is a whole number an Int32Array holds. Found in
    * passes over the chunks, with no copy of the values: a count of the values by their high 16
    * bits (as unsigned keys) places each rank in one group of 65,536 keys, and a count by the low
-   * 16 bits of the values in those groups (8 groups a pass) gives its value. The memory is 256
-   * KiB per count; a copy to rank would take 4 bytes a value, 32 MiB for 8 Mi gaps, at the end
-   * of a run, when the rest of its memory is still held.
+   * 16 bits of the values in those groups (8 groups a pass) gives its value. The counts take
+   * 2.3 MiB, in `buffers` when given (shared by the columns a summary ranks); a copy to rank
+   * would take 4 bytes a value, 32 MiB for 8 Mi gaps, at the end of a run, when the rest of its
+   * memory is still held.
    */
-  wholeValuesAt(ranks: Iterable<number>): Map<number, number> | null {
+  wholeValuesAt(ranks: Iterable<number>, buffers?: CopyBuffers): Map<number, number> | null {
     const n = this.#kept;
     const last = this.#values.subarray(0, n - this.#full.length * this.#chunk);
     if (this.#full.some((c) => c instanceof Float64Array)) return null;
@@ -464,7 +482,8 @@ export class Column {
     const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < n).sort((a, b) => a - b);
     const out = new Map<number, number>();
     if (wanted.length === 0) return out;
-    const high = new Uint32Array(KEYS);
+    const { high, slotOf, low } = (buffers ?? new CopyBuffers()).counts();
+    high.fill(0);
     for (const c of chunks) countHigh(c, high);
     // Each rank's group and its rank among the group's values.
     const groups: number[] = [];
@@ -477,8 +496,6 @@ export class Column {
       within.push(r - before);
     }
     const distinct = [...new Set(groups)];
-    const slotOf = new Int16Array(KEYS);
-    const low = new Uint32Array(KEYS * GROUPS_PER_PASS);
     for (let from = 0; from < distinct.length; from += GROUPS_PER_PASS) {
       const batch = distinct.slice(from, from + GROUPS_PER_PASS);
       slotOf.fill(-1);

@@ -273,6 +273,15 @@ Deno.test("Column.wholeValuesAt: every rank of whole numbers as a sort places it
     [...few].sort((a, b) => a[0] - b[0]),
     [0, 29, 1500, 1501, 2999].map((r) => [r, sorted[r]]),
   );
+  // Counts lent to one column after another are cleared between them.
+  const buffers = new CopyBuffers();
+  const other = new Column(opts);
+  for (let i = 0; i < 500; i++) other.push(1000 - 3 * i);
+  const otherSorted = other.sorted();
+  for (const [c, s] of [[col, sorted], [other, otherSorted], [col, sorted]] as const) {
+    const got = c.wholeValuesAt([0, 17, 250, 499, 2999], buffers)!;
+    for (const [r, v] of got) assert.equal(v, s[r], `rank ${r} of ${s.length}`);
+  }
   // The standard deviation over the chunks is the one over a copy.
   const mean = col.sum / col.count;
   assert.ok(Object.is(col.stdAbout(mean), stdPopulation(col.copy(), mean)));
