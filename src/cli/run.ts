@@ -249,13 +249,13 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     failure = e as Error;
   } finally {
     stopProgress();
+    pool.close();
     io.signal?.removeEventListener("abort", onSoft);
     io.hardSignal?.removeEventListener("abort", onHard);
   }
   const endNs = nowNs();
-  await pool.closeInTurn();
   // The Workers' threads end (and give their memory back) once this thread yields: let them,
-  // before the summary ranks the metric columns, so that the two do not add up in the peak.
+  // before the summary copies the metric columns, so that the two do not add up in the peak.
   await new Promise((resolve) => setTimeout(resolve, 0));
 
   const color = io.isTerminal && io.env("NO_COLOR") === undefined;

@@ -188,21 +188,8 @@ export class WorkerPool {
     for (const w of this.workers) w.postMessage({ type: "abort" } satisfies ToWorker);
   }
 
-  /** Terminates the Workers at once (a test's or a bench's pool; a run uses `closeInTurn`). */
+  /** Terminates the Workers. */
   close(): void {
     for (const w of this.workers) w.terminate();
-  }
-
-  /**
-   * Terminates the Workers one after another, `gapMs` apart: a Worker's thread ends and gives
-   * its memory back a turn after `terminate()`, and Workers ended together after a long run
-   * added a transient 25-30 MB to the process's peak (4,096 streams, 491,520 answers: peaks of
-   * 335-340 MB against 307-309 when ended 20 ms apart).
-   */
-  async closeInTurn(gapMs = 20): Promise<void> {
-    for (let i = 0; i < this.workers.length; i++) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
-      this.workers[i].terminate();
-    }
   }
 }
