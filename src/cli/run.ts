@@ -255,7 +255,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   }
   const endNs = nowNs();
   // The Workers' threads end (and give their memory back) once this thread yields: let them,
-  // before the summary copies the metric columns, so that the two do not add up in the peak.
+  // before the summary ranks the metric columns, so that the two do not add up in the peak.
   await new Promise((resolve) => setTimeout(resolve, 0));
 
   const color = io.isTerminal && io.env("NO_COLOR") === undefined;

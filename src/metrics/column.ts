@@ -11,6 +11,8 @@
  * eighth, a quarter or half the memory.
  */
 
+import { squaredDeviations } from "./stats.ts";
+
 /** Values kept exactly before the column switches to a uniform sample of this size. */
 const DEFAULT_CAP = 1 << 23; // 8 Mi values, 8 to 64 MiB: far beyond any per-request metric
 /** Size of the sample a live snapshot sorts. */
@@ -44,10 +46,10 @@ const GROUPS_PER_PASS = 8;
 const SIGN = 0x80000000 | 0;
 
 /**
- * Arrays lent to `Column.copy` by a caller that ranks one column after another (a summary), so
- * that each copy takes the memory the last one left instead of adding to it until the garbage
- * collector runs: at the end of a long run the copies of all columns would otherwise be held at
- * once, as much again as the columns.
+ * Arrays lent to `Column.copy` and `Column.wholeValuesAt` by a caller that ranks one column after
+ * another (a summary), so that each column takes the memory the last one left instead of adding
+ * to it until the garbage collector runs: at the end of a long run the copies of all columns
+ * would otherwise be held at once, as much again as the columns.
  */
 export class CopyBuffers {
   #ints = new Int32Array(0);
@@ -129,15 +131,6 @@ function countLow(c: Chunk, slotOf: Int16Array, low: Uint32Array): void {
     const slot = slotOf[key >>> 16];
     if (slot >= 0) low[slot * KEYS + (key & 0xffff)]++;
   }
-}
-
-/** `ss` plus `(v - mean)^2` for each value of `c`, added one by one. */
-function squaredDeviations(c: Chunk, mean: number, ss: number): number {
-  for (let i = 0; i < c.length; i++) {
-    const d = c[i] - mean;
-    ss += d * d;
-  }
-  return ss;
 }
 
 /** 2^-32: a product by it is exact, and cheaper than dividing by 2^32. */
@@ -447,11 +440,9 @@ export class Column {
    * ranks). With `buffers`, the copy is made in the arrays they lend (valid until their next use).
    */
   copy(buffers?: CopyBuffers): Values {
-    const last = this.#values.subarray(0, this.#kept - this.#full.length * this.#chunk);
-    let whole = this.#full.every((c) => !(c instanceof Float64Array));
-    for (let i = 0; whole && i < last.length; i++) whole = int32Exact(last[i]);
+    const last = this.#last();
     const n = this.#kept;
-    const out = whole
+    const out = this.#whole(last)
       ? (buffers?.ints(n) ?? new Int32Array(n))
       : (buffers?.floats(n) ?? new Float64Array(n));
     let at = 0;
@@ -475,9 +466,8 @@ export class Column {
    */
   wholeValuesAt(ranks: Iterable<number>, buffers?: CopyBuffers): Map<number, number> | null {
     const n = this.#kept;
-    const last = this.#values.subarray(0, n - this.#full.length * this.#chunk);
-    if (this.#full.some((c) => c instanceof Float64Array)) return null;
-    for (let i = 0; i < last.length; i++) if (!int32Exact(last[i])) return null;
+    const last = this.#last();
+    if (!this.#whole(last)) return null;
     const chunks: Chunk[] = [...this.#full, last];
     const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < n).sort((a, b) => a - b);
     const out = new Map<number, number>();
@@ -518,11 +508,22 @@ export class Column {
   stdAbout(mean: number): number {
     const n = this.#kept;
     if (n === 0) return NaN;
-    const last = this.#values.subarray(0, n - this.#full.length * this.#chunk);
     let ss = 0;
     for (const c of this.#full) ss = squaredDeviations(c, mean, ss);
-    ss = squaredDeviations(last, mean, ss);
+    ss = squaredDeviations(this.#last(), mean, ss);
     return Math.sqrt(ss / n);
+  }
+
+  /** The kept values of the last chunk. */
+  #last(): Float64Array {
+    return this.#values.subarray(0, this.#kept - this.#full.length * this.#chunk);
+  }
+
+  /** True when every kept value is a whole number an Int32Array holds (`last`: `#last()`). */
+  #whole(last: Float64Array): boolean {
+    if (this.#full.some((c) => c instanceof Float64Array)) return false;
+    for (let i = 0; i < last.length; i++) if (!int32Exact(last[i])) return false;
+    return true;
   }
 
   /**

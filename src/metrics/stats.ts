@@ -136,13 +136,19 @@ export function percentileNearest(sorted: ArrayLike<number>, p: number): number 
 /** Population standard deviation (ddof 0) in two passes, as `np.std` computes it. */
 export function stdPopulation(values: ArrayLike<number>, mean: number): number {
   const n = values.length;
-  if (n === 0) return NaN;
-  let ss = 0;
-  for (let i = 0; i < n; i++) {
+  return n === 0 ? NaN : Math.sqrt(squaredDeviations(values, mean, 0) / n);
+}
+
+/**
+ * `ss` plus `(v - mean)^2` for each value, added one by one: values held in pieces give, piece
+ * after piece, the sum `stdPopulation` takes over them all.
+ */
+export function squaredDeviations(values: ArrayLike<number>, mean: number, ss: number): number {
+  for (let i = 0; i < values.length; i++) {
     const d = values[i] - mean;
     ss += d * d;
   }
-  return Math.sqrt(ss / n);
+  return ss;
 }
 
 /** Sum of an array. */
