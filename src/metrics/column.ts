@@ -461,8 +461,8 @@ export class Column {
    * bits (as unsigned keys) places each rank in one group of 65,536 keys, and a count by the low
    * 16 bits of the values in those groups (8 groups a pass) gives its value. The counts take
    * 2.3 MiB, in `buffers` when given (shared by the columns a summary ranks); a copy to rank
-   * would take 4 bytes a value, 32 MiB for 8 Mi gaps, at the end of a run, when the rest of its
-   * memory is still held.
+   * would take 4 bytes a value, 32 MiB for a column of 8 Mi times, at the end of a run, when the
+   * rest of its memory is still held.
    */
   wholeValuesAt(ranks: Iterable<number>, buffers?: CopyBuffers): Map<number, number> | null {
     const n = this.#kept;

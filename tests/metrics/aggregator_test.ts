@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
+import { LIST_CAP, MetricsAggregator } from "../../src/metrics/aggregator.ts";
 import { Column } from "../../src/metrics/column.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import type { MetricResult, Summary } from "../../src/metrics/summary.ts";
@@ -219,6 +219,35 @@ Deno.test("MetricsAggregator: a list metric too long to sort whole gets the same
   }
   close(icl.min as number, sorted[0] / MS);
   close(icl.max as number, sorted[sorted.length - 1] / MS);
+});
+
+Deno.test("MetricsAggregator: a list metric keeps LIST_CAP values (or listCap, or a smaller cap), per-request metrics their column's cap", () => {
+  // One answer of n + 1 chunks: n gaps, one value of every per-request metric.
+  const answer = (n: number) => {
+    const times = Array.from({ length: n + 1 }, (_, k) => 10 + k / 1000);
+    return stream(0, times, "w", 11 + n / 1000);
+  };
+  const sampled = (agg: MetricsAggregator, r: RequestRecord) => {
+    agg.add(r, computeRecordMetrics(r, ctx));
+    return agg.sampledMetrics();
+  };
+  const big = answer(LIST_CAP + 5);
+  assert.deepEqual(sampled(new MetricsAggregator(), big), [
+    { tag: "inter_chunk_latency", count: LIST_CAP + 5, kept: LIST_CAP },
+  ]);
+  assert.deepEqual(sampled(new MetricsAggregator(), answer(LIST_CAP)), []);
+  // listCap sets it; a cap (of every column) lower than LIST_CAP lowers it too.
+  assert.deepEqual(sampled(new MetricsAggregator({ listCap: 3 }), answer(7)), [
+    { tag: "inter_chunk_latency", count: 7, kept: 3 },
+  ]);
+  assert.deepEqual(sampled(new MetricsAggregator({ cap: 4 }), answer(7)), [
+    { tag: "inter_chunk_latency", count: 7, kept: 4 },
+  ]);
+  // A list cap leaves per-request metrics whole: 5 requests with listCap 3 sample only the gaps.
+  const agg = new MetricsAggregator({ listCap: 3 });
+  for (let i = 0; i < 4; i++) sampled(agg, answer(2));
+  assert.deepEqual(sampled(agg, answer(2)), [{ tag: "inter_chunk_latency", count: 10, kept: 3 }]);
+  assert.equal(get(agg.summary(), "request_latency").count, 5);
 });
 
 Deno.test("MetricsAggregator.sampledMetrics: the metrics past their column's cap, and the warning for each", () => {
