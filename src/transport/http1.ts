@@ -66,8 +66,8 @@ const MAX_HEAD_BYTES = 64 * 1024;
  * connections: at most 2 MiB of own buffers and 8 MiB of large ones, within these bounds.
  *
  * A large buffer is at least 64 KiB, as the baseline reader's reads: a fast stream's waiting bytes
- * then come in one read, where 16 KiB ones took three for an answer of 256 tokens (each read is a
- * system call and an async step). 8 MiB of them is 128 per transport; at 2,048 connections per
+ * then come in one read, where 16 KiB ones took four for the mock's 65 KB answer of 256 tokens
+ * (each read is a system call and an async step). 8 MiB of them is 128 per transport; at 2,048 connections per
  * Worker, up to 128 were lent at once and none was refused (bench/README.md, "Larger lent
  * buffers").
  */
