@@ -38,8 +38,8 @@ export interface AggregatorOptions extends ColumnOptions {
  * percentiles come from a uniform sample of that many: 2 Mi, 8 MiB of gaps in whole nanoseconds.
  * Per-request metrics keep 8 Mi (`Column`'s default cap), which they reach after millions of
  * requests; the gaps reached it after about 33,000 answers of 256 tokens, and held 32 MiB from
- * then on, the largest share of a run's memory at 4,096 streams. A sample of 2 Mi puts a
- * percentile within a few hundredths of a percentile rank of the exact one.
+ * then on, the largest share of a run's memory at 4,096 streams. In a uniform sample of 2 Mi, a
+ * percentile's rank has a standard error of 0.035 percentile points at the median, 0.007 at p99.
  */
 export const LIST_CAP = 1 << 21;
 
