@@ -43,12 +43,11 @@ export interface AggregatorOptions extends ColumnOptions {
  */
 export const LIST_CAP = 1 << 21;
 
-/** The tags of the record metrics: the only ones a summary reads columns of. */
-const RECORD_TAGS: readonly string[] = METRICS.filter((d) => d.kind === "record").map((d) => d.tag);
+/** The record metrics: the only ones a summary reads columns of. */
+const RECORD_DEFS: readonly MetricDef[] = METRICS.filter((d) => d.kind === "record");
+const RECORD_TAGS: readonly string[] = RECORD_DEFS.map((d) => d.tag);
 /** Whether each of `RECORD_TAGS` is a list metric (several values a request). */
-const IS_LIST: readonly boolean[] = RECORD_TAGS.map((tag) =>
-  METRICS.find((d) => d.tag === tag)!.flags.includes("list")
-);
+const IS_LIST: readonly boolean[] = RECORD_DEFS.map((d) => d.flags.includes("list"));
 
 /** A metric with more values than its column keeps: `count` pushed, `kept` of them sampled. */
 export interface SampledMetric {
