@@ -319,3 +319,44 @@ Deno.test("column: the live sample is uniform over every value pushed, however t
     }
   }
 });
+
+Deno.test("column: values past the cap are a uniform sample of every value pushed", () => {
+  // 200,000 values 0, 1, 2, ... in lists, and a cap of 20,000: each tenth of the range should
+  // hold about 2,000 of the kept values (a standard deviation of about 42).
+  const n = 200_000;
+  const cap = 20_000;
+  const values = Float64Array.from({ length: n }, (_, i) => i);
+  const col = new Column({ cap });
+  for (let i = 0; i < n; i += 255) col.pushAll(values, i, Math.min(n, i + 255));
+  const kept = col.sorted();
+  assert.equal(kept.length, cap);
+  assert.equal(new Set(kept).size, cap, "a value kept twice");
+  const bins = new Array<number>(10).fill(0);
+  for (const v of kept) bins[Math.floor(v / (n / 10))]++;
+  for (const [i, b] of bins.entries()) {
+    assert.ok(b >= 1800 && b <= 2200, `tenth ${i} holds ${b} of ${cap} (${bins})`);
+  }
+});
+
+Deno.test("column: the moments past the cap are those of every value, to 1e-12", () => {
+  // Values that drift far from the kept values' mean, then come back: the running moments must
+  // not lose the variance to cancellation.
+  const rand = lcg(777);
+  const n = 300_000;
+  const values = Float64Array.from(
+    { length: n },
+    (_, i) => (i < 100_000 ? 5e6 : i < 200_000 ? 4e9 : 1e3) + rand() * 1e4,
+  );
+  const col = new Column({ cap: 50_000 });
+  for (let i = 0; i < n; i += 255) col.pushAll(values, i, Math.min(n, i + 255));
+  assert.ok(!col.exact);
+  let sum = 0;
+  for (const v of values) sum += v;
+  const mean = sum / n;
+  const variance = stdPopulation(values, mean) ** 2;
+  assert.ok(Math.abs(col.mean - mean) / mean < 1e-12, `mean ${col.mean} != ${mean}`);
+  assert.ok(
+    Math.abs(col.variance - variance) / variance < 1e-12,
+    `variance ${col.variance} != ${variance}`,
+  );
+});
