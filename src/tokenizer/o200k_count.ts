@@ -198,6 +198,37 @@ let cachedPieces = 0;
 let units = new Uint16Array(1 << 16);
 let unitsUsed = 0;
 
+// Pieces of up to four ASCII characters (most of prose: " the", " of", ",") have a table of their
+// own, keyed by the piece itself packed into an integer: seven bits a character and its length
+// above them, never 0. A lookup is one product and one comparison, with no hash to compute over
+// the characters and none to compare them against. The table is emptied when half full.
+const SHORT_BITS = 16;
+const SHORT_SHIFT = 32 - SHORT_BITS;
+const SHORT_MAX = 1 << (SHORT_BITS - 1);
+const shortKey = new Int32Array(1 << SHORT_BITS);
+const shortCount = new Int32Array(1 << SHORT_BITS);
+let shortPieces = 0;
+
+/** Counts the short ASCII piece `s.slice(i, e)` packed as `key`, from its table or by merging. */
+function shortPieceCount(s: string, i: number, e: number, key: number): number {
+  const mask = (1 << SHORT_BITS) - 1;
+  let slot = Math.imul(key, 0x9e3779b1) >>> SHORT_SHIFT;
+  for (let k = shortKey[slot]; k !== 0; k = shortKey[slot]) {
+    if (k === key) return shortCount[slot];
+    slot = (slot + 1) & mask;
+  }
+  const count = o200kPieceTokenCount(s, i, e);
+  if (shortPieces >= SHORT_MAX) {
+    shortKey.fill(0);
+    shortPieces = 0;
+    slot = Math.imul(key, 0x9e3779b1) >>> SHORT_SHIFT;
+  }
+  shortKey[slot] = key;
+  shortCount[slot] = count;
+  shortPieces++;
+  return count;
+}
+
 /** Counts the piece `s.slice(i, e)`, not found in the cache at `slot`, and caches it there. */
 function countAndCache(s: string, i: number, e: number, hash: number, slot: number): number {
   const count = o200kPieceTokenCount(s, i, e);
@@ -252,6 +283,21 @@ function countUpTo(text: string, limit: number): number {
     let e = pieceEnd(text, i, n);
     if (e < 0) e = regexEnd(text, i);
     const length = e - i;
+    if (length <= 4) {
+      // Every character of a piece the scanner found is ASCII; one the regex found may not be.
+      let key = length << 28;
+      let j = 0;
+      for (; j < length; j++) {
+        const c = text.charCodeAt(i + j);
+        if (c >= 128) break;
+        key |= c << (7 * j);
+      }
+      if (j === length) {
+        count += shortPieceCount(text, i, e, key);
+        i = e;
+        continue;
+      }
+    }
     if (length > MAX_CACHED_LENGTH) {
       count += o200kPieceTokenCount(text, i, e);
       i = e;

@@ -296,6 +296,25 @@ Deno.test("o200k count: stays exact after its cache is emptied", () => {
   assert.equal(countO200k(start), referenceCount(start));
 });
 
+Deno.test("o200k count: stays exact after its table of short pieces is emptied", () => {
+  // More distinct pieces of four characters than that table holds (32,768): " abc", ",abd", …
+  const pieces: string[] = [];
+  for (const prefix of [" ", ",", ".", ";"]) {
+    for (let k = 0; k < 26 ** 3; k++) {
+      pieces.push(
+        prefix +
+          String.fromCharCode(97 + k % 26, 97 + Math.floor(k / 26) % 26, 97 + Math.floor(k / 676)),
+      );
+    }
+  }
+  const text = pieces.join("");
+  assert.equal(countO200k(text), referenceCount(text));
+  // The first pieces again, no longer in the table, and then from it.
+  const start = pieces.slice(0, 3000).join("");
+  assert.equal(countO200k(start), referenceCount(start));
+  assert.equal(countO200k(start), referenceCount(start));
+});
+
 Deno.test("o200k count: long pieces are cached and stay exact", () => {
   // Pieces of 33 to 256 characters are cached, longer ones are merged every time.
   const texts = [
