@@ -203,6 +203,7 @@ let unitsUsed = 0;
 // above them, never 0. A lookup is one product and one comparison, with no hash to compute over
 // the characters and none to compare them against. The table is emptied when half full.
 const SHORT_BITS = 16;
+const SHORT_MASK = (1 << SHORT_BITS) - 1;
 const SHORT_SHIFT = 32 - SHORT_BITS;
 const SHORT_MAX = 1 << (SHORT_BITS - 1);
 const shortKey = new Int32Array(1 << SHORT_BITS);
@@ -211,11 +212,10 @@ let shortPieces = 0;
 
 /** Counts the short ASCII piece `s.slice(i, e)` packed as `key`, from its table or by merging. */
 function shortPieceCount(s: string, i: number, e: number, key: number): number {
-  const mask = (1 << SHORT_BITS) - 1;
   let slot = Math.imul(key, 0x9e3779b1) >>> SHORT_SHIFT;
   for (let k = shortKey[slot]; k !== 0; k = shortKey[slot]) {
     if (k === key) return shortCount[slot];
-    slot = (slot + 1) & mask;
+    slot = (slot + 1) & SHORT_MASK;
   }
   const count = o200kPieceTokenCount(s, i, e);
   if (shortPieces >= SHORT_MAX) {
