@@ -17,12 +17,24 @@ function epochNs(start: bigint, offsetNs: number): string {
   return (start + BigInt(Math.round(offsetNs))).toString();
 }
 
+/** Constant JSON text of a line, with its bytes (ASCII: one byte a character). */
+interface Piece {
+  text: string;
+  bytes: Uint8Array;
+}
+
+function piece(text: string): Piece {
+  return { text, bytes: new TextEncoder().encode(text) };
+}
+
 /** How one record metric is written: the JSON text around its value, and its unit divisor. */
 interface LineMetric {
   /** `"tag":{"value":` */
-  head: string;
+  head: Piece;
+  /** `,"tag":{"value":`: the head after another metric. */
+  nextHead: Piece;
   /** `,"unit":"ms"}` */
-  tail: string;
+  tail: Piece;
   /** Base unit over display unit (1 when they are the same). */
   divisor: number;
 }
@@ -32,20 +44,53 @@ const LINE_METRICS = new Map<string, LineMetric>(
   METRICS.filter((def) => !def.flags.includes("no_individual_records")).map((def) => [
     def.tag,
     {
-      head: `${JSON.stringify(def.tag)}:{"value":`,
-      tail: `,"unit":${JSON.stringify(def.displayUnit)}}`,
+      head: piece(`${JSON.stringify(def.tag)}:{"value":`),
+      nextHead: piece(`,${JSON.stringify(def.tag)}:{"value":`),
+      tail: piece(`,"unit":${JSON.stringify(def.displayUnit)}}`),
       divisor: displayDivisor(def),
     },
   ]),
 );
 
+/** The constant parts of a line, in order. */
+const SESSION_NUM = piece(`{"metadata":{"session_num":`);
+const X_REQUEST_ID = piece(`,"x_request_id":`);
+const X_CORRELATION_ID = piece(`,"x_correlation_id":`);
+const CONVERSATION_ID = piece(`,"conversation_id":`);
+const TURN_INDEX = piece(`,"turn_index":`);
+const REQUEST_START_NS = piece(`,"request_start_ns":`);
+const REQUEST_ACK_NS = piece(`,"request_ack_ns":`);
+const REQUEST_END_NS = piece(`,"request_end_ns":`);
+const WORKER_ID = piece(`,"worker_id":"worker_`);
+// One process measures every record; AIPerf readers expect the field.
+const PROCESSOR_PHASE = piece(`","record_processor_id":"record_processor_0","benchmark_phase":`);
+const WAS_CANCELLED = piece(`,"was_cancelled":`);
+const CANCELLATION_TIME_NS = piece(`,"cancellation_time_ns":`);
+const INTENDED_START_NS = piece(`,"intended_start_ns":`);
+const METRICS_OPEN = piece(`},"metrics":{`);
+const ERROR_OPEN = piece(`},"error":`);
+const LINE_END = piece("}");
+const NULL = piece("null");
+const TRUE = piece("true");
+const FALSE = piece("false");
+
 /**
- * Where a line goes, in pieces: JSON text, and lists of numbers. A line is built once, by
- * `buildLine`, for both the string `recordLine` returns and the bytes the writer encodes.
+ * Where a line goes, in pieces. A line is built once, by `buildLine`, for both the string
+ * `recordLine` returns and the bytes the writer puts in its buffer.
  */
 interface LineSink {
-  /** Appends JSON text. */
+  /** Appends constant JSON text. */
+  piece(p: Piece): void;
+  /** Appends JSON text known to be ASCII (digits of a number). */
+  ascii(s: string): void;
+  /** Appends `s` as a JSON string, quoted and escaped as `JSON.stringify` writes it. */
+  string(s: string): void;
+  /** Appends any JSON text. */
   text(s: string): void;
+  /** Appends `String(n)`. */
+  int(n: number): void;
+  /** Appends `value / divisor` as JSON writes it (`null` when not finite). */
+  number(value: number, divisor: number): void;
   /** Appends `values[i] / divisor` for each i as the JSON array `JSON.stringify` writes. */
   numbers(values: ArrayLike<number>, divisor: number): void;
 }
@@ -57,52 +102,62 @@ function jsonNumber(x: number): string {
 
 /**
  * The line of one record into `out`: `{metadata, metrics, error}` as AIPerf writes it, metrics
- * in display units. Text runs are joined into one string between lists, so the sink gets few
- * pieces. Metrics are written directly rather than through an object and `JSON.stringify`, with
- * the same text: numbers as JSON writes them, a list as a JSON array.
+ * in display units. Metrics are written directly rather than through an object and
+ * `JSON.stringify`, with the same text: numbers as JSON writes them, a list as a JSON array.
  */
 function buildLine(rec: RequestRecord, metrics: RecordMetrics, out: LineSink): void {
-  const s = JSON.stringify;
+  out.piece(SESSION_NUM);
+  out.int(rec.sessionNum);
+  out.piece(X_REQUEST_ID);
+  out.string(rec.requestId);
+  out.piece(X_CORRELATION_ID);
+  out.string(rec.correlationId);
+  out.piece(CONVERSATION_ID);
+  out.string(rec.conversationId);
+  out.piece(TURN_INDEX);
+  out.int(rec.turnIndex);
+  out.piece(REQUEST_START_NS);
+  out.ascii(rec.startNs.toString());
+  out.piece(REQUEST_ACK_NS);
+  if (rec.ackNs === null) out.piece(NULL);
+  else out.ascii(epochNs(rec.startNs, rec.ackNs));
   const end = epochNs(rec.startNs, rec.endNs);
-  let text = `{"metadata":{"session_num":${rec.sessionNum}` +
-    `,"x_request_id":${s(rec.requestId)}` +
-    `,"x_correlation_id":${s(rec.correlationId)}` +
-    `,"conversation_id":${s(rec.conversationId)}` +
-    `,"turn_index":${rec.turnIndex}` +
-    `,"request_start_ns":${rec.startNs.toString()}` +
-    `,"request_ack_ns":${rec.ackNs === null ? "null" : epochNs(rec.startNs, rec.ackNs)}` +
-    `,"request_end_ns":${end}` +
-    `,"worker_id":${s(`worker_${rec.workerId}`)}` +
-    // One process measures every record; AIPerf readers expect the field.
-    `,"record_processor_id":"record_processor_0"` +
-    `,"benchmark_phase":${s(rec.phase)}` +
-    `,"was_cancelled":${rec.cancelled}` +
-    // The request's end is when a cancelled request was cut off.
-    `,"cancellation_time_ns":${rec.cancelled ? end : "null"}`;
+  out.piece(REQUEST_END_NS);
+  out.ascii(end);
+  out.piece(WORKER_ID);
+  out.int(rec.workerId);
+  out.piece(PROCESSOR_PHASE);
+  out.string(rec.phase);
+  out.piece(WAS_CANCELLED);
+  out.piece(rec.cancelled ? TRUE : FALSE);
+  // The request's end is when a cancelled request was cut off.
+  out.piece(CANCELLATION_TIME_NS);
+  if (rec.cancelled) out.ascii(end);
+  else out.piece(NULL);
   if (rec.intendedStartNs !== null) {
-    text += `,"intended_start_ns":${rec.intendedStartNs.toString()}`;
+    out.piece(INTENDED_START_NS);
+    out.ascii(rec.intendedStartNs.toString());
   }
-  text += `},"metrics":{`;
+  out.piece(METRICS_OPEN);
   let first = true;
   for (const tag in metrics) {
     const lm = LINE_METRICS.get(tag);
     if (lm === undefined) continue;
-    const v = metrics[tag];
-    text += (first ? "" : ",") + lm.head;
+    out.piece(first ? lm.head : lm.nextHead);
     first = false;
-    // x / 1 is x exactly: dividing every value is the same as converting only times.
-    if (typeof v === "number") text += jsonNumber(v / lm.divisor);
-    else {
-      out.text(text);
-      out.numbers(v, lm.divisor);
-      text = "";
-    }
-    text += lm.tail;
+    const v = metrics[tag];
+    if (typeof v === "number") out.number(v, lm.divisor);
+    else out.numbers(v, lm.divisor);
+    out.piece(lm.tail);
   }
-  const error = rec.error === null
-    ? "null"
-    : s({ code: rec.error.code, type: rec.error.type, message: rec.error.message });
-  out.text(text + `},"error":${error}}`);
+  out.piece(ERROR_OPEN);
+  if (rec.error === null) out.piece(NULL);
+  else {
+    out.text(
+      JSON.stringify({ code: rec.error.code, type: rec.error.type, message: rec.error.message }),
+    );
+  }
+  out.piece(LINE_END);
 }
 
 /** `values[i] / divisor` for each i, as the JSON array `JSON.stringify` writes. */
@@ -120,8 +175,23 @@ function numbersJson(values: ArrayLike<number>, divisor: number): string {
 export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
   let line = "";
   buildLine(rec, metrics, {
+    piece(p) {
+      line += p.text;
+    },
+    ascii(s) {
+      line += s;
+    },
+    string(s) {
+      line += JSON.stringify(s);
+    },
     text(s) {
       line += s;
+    },
+    int(n) {
+      line += n;
+    },
+    number(value, divisor) {
+      line += jsonNumber(value / divisor);
     },
     numbers(values, divisor) {
       line += numbersJson(values, divisor);
@@ -139,6 +209,11 @@ const PAIRS = Uint8Array.from(
 /** Most bytes one number of a list takes with its comma: `,-2147.483647`. */
 export const MAX_NUMBER_BYTES = 13;
 
+/** True when `writeWhole` can write `v`: a whole number above -2^31 and below 2^31. */
+function whole(v: number): boolean {
+  return (v | 0) === v && v !== -2147483648;
+}
+
 /**
  * True when `writeNumbers` can write the list: whole numbers above -2^31 and below 2^31 (times
  * in whole ns, which Workers stamp, or counts), shown in ms or as they are.
@@ -146,10 +221,51 @@ export const MAX_NUMBER_BYTES = 13;
 export function wholeNumbers(values: ArrayLike<number>, divisor: number): boolean {
   if (divisor !== 1e6 && divisor !== 1) return false;
   for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if ((v | 0) !== v || v === -2147483648) return false;
+    if (!whole(values[i])) return false;
   }
   return true;
+}
+
+/**
+ * Writes `v / divisor` into `buf` at `at` as JSON writes it, and returns where it ends; `v` is
+ * `whole` and `divisor` 1e6 or 1, and there is room for MAX_NUMBER_BYTES.
+ *
+ * The number is written digit by digit: for a whole number n of ns, the exact decimal n / 10^6
+ * with its trailing zeros dropped is the shortest text that reads back as the double n / 1e6 (n
+ * has at most 10 digits, far below a double's 15), which is what JSON writes; -0 is written 0.
+ */
+function writeWhole(buf: Uint8Array, at: number, v: number, divisor: number): number {
+  let n = v | 0;
+  if (n < 0) {
+    buf[at++] = 45; // -
+    n = -n;
+  }
+  if (n === 0) {
+    buf[at++] = 48;
+    return at;
+  }
+  if (divisor === 1) return writeDigits(buf, at, n);
+  const int = (n / 1000000) | 0;
+  let frac = n - int * 1000000;
+  if (int < 10) buf[at++] = 48 + int;
+  else at = writeDigits(buf, at, int);
+  if (frac !== 0) {
+    // Six digits, two at a time, then the trailing zeros taken back (one digit is not 0).
+    buf[at] = 46; // .
+    const a = (frac / 10000) | 0;
+    frac -= a * 10000;
+    const b = (frac / 100) | 0;
+    const c = frac - b * 100;
+    buf[at + 1] = PAIRS[2 * a];
+    buf[at + 2] = PAIRS[2 * a + 1];
+    buf[at + 3] = PAIRS[2 * b];
+    buf[at + 4] = PAIRS[2 * b + 1];
+    buf[at + 5] = PAIRS[2 * c];
+    buf[at + 6] = PAIRS[2 * c + 1];
+    at += 7;
+    while (buf[at - 1] === 48) at--;
+  }
+  return at;
 }
 
 /**
@@ -157,10 +273,6 @@ export function wholeNumbers(values: ArrayLike<number>, divisor: number): boolea
  * `JSON.stringify` writes, and returns where it ends; `room(at)` is called before each number
  * and returns where to go on (it may write out the buffer and start again at 0). The list must
  * pass `wholeNumbers`.
- *
- * Each number is written digit by digit: for a whole number n of ns, the exact decimal n / 10^6
- * with its trailing zeros dropped is the shortest text that reads back as the double n / 1e6 (n
- * has at most 10 digits, far below a double's 15), which is what JSON writes; -0 is written 0.
  */
 export function writeNumbers(
   buf: Uint8Array,
@@ -174,39 +286,7 @@ export function writeNumbers(
   for (let i = 0; i < values.length; i++) {
     if (at + MAX_NUMBER_BYTES > buf.length) at = room(at);
     if (i > 0) buf[at++] = 44; // ,
-    let n = values[i] | 0;
-    if (n < 0) {
-      buf[at++] = 45; // -
-      n = -n;
-    }
-    if (n === 0) {
-      buf[at++] = 48;
-      continue;
-    }
-    if (divisor === 1) {
-      at = writeDigits(buf, at, n);
-      continue;
-    }
-    const whole = (n / 1000000) | 0;
-    let frac = n - whole * 1000000;
-    if (whole < 10) buf[at++] = 48 + whole;
-    else at = writeDigits(buf, at, whole);
-    if (frac !== 0) {
-      // Six digits, two at a time, then the trailing zeros taken back (one digit is not 0).
-      buf[at] = 46; // .
-      const a = (frac / 10000) | 0;
-      frac -= a * 10000;
-      const b = (frac / 100) | 0;
-      const c = frac - b * 100;
-      buf[at + 1] = PAIRS[2 * a];
-      buf[at + 2] = PAIRS[2 * a + 1];
-      buf[at + 3] = PAIRS[2 * b];
-      buf[at + 4] = PAIRS[2 * b + 1];
-      buf[at + 5] = PAIRS[2 * c];
-      buf[at + 6] = PAIRS[2 * c + 1];
-      at += 7;
-      while (buf[at - 1] === 48) at--;
-    }
+    at = writeWhole(buf, at, values[i], divisor);
   }
   at = room(at);
   buf[at++] = 93; // ]
@@ -224,6 +304,9 @@ function writeDigits(buf: Uint8Array, at: number, n: number): number {
   }
   return at + digits;
 }
+
+/** Pieces longer than this are copied by `set`, shorter ones byte by byte. */
+const SET_BYTES = 16;
 
 /** Options of a record writer. */
 export interface RecordWriterOptions {
@@ -284,15 +367,84 @@ export class RecordWriter {
     this.#timed();
   }
 
-  /** The sink `buildLine` writes a record's line into: this writer's buffer. */
+  /**
+   * The sink `buildLine` writes a record's line into: this writer's buffer, byte by byte where
+   * the text is ASCII, without building the line's text first.
+   */
   #sink: LineSink = {
+    piece: (p) => this.#bytes(p.bytes),
+    ascii: (s) => this.#ascii(s),
+    string: (s) => {
+      if (!this.#plainString(s)) this.#text(JSON.stringify(s));
+    },
     text: (s) => this.#text(s),
+    int: (n) => {
+      if (whole(n)) {
+        this.#used = writeWhole(this.#buf, this.#room(this.#used), n, 1);
+      } else this.#ascii("" + n);
+    },
+    number: (value, divisor) => {
+      if (whole(value) && (divisor === 1e6 || divisor === 1)) {
+        this.#used = writeWhole(this.#buf, this.#room(this.#used), value, divisor);
+      } else this.#ascii(jsonNumber(value / divisor));
+    },
     numbers: (values, divisor) => {
       if (wholeNumbers(values, divisor)) {
         this.#used = writeNumbers(this.#buf, this.#used, values, divisor, this.#room);
       } else this.#text(numbersJson(values, divisor));
     },
   };
+
+  /** Appends bytes, written out in pieces if they are longer than the buffer. */
+  #bytes(b: Uint8Array): void {
+    const buf = this.#buf;
+    if (this.#used + b.length > buf.length) {
+      this.flush();
+      if (b.length > buf.length) {
+        this.#writeAll(b);
+        return;
+      }
+    }
+    // Short pieces by a loop: `set` costs more than copying a few bytes.
+    let at = this.#used;
+    if (b.length > SET_BYTES) {
+      buf.set(b, at);
+      at += b.length;
+    } else for (let i = 0; i < b.length; i++) buf[at++] = b[i];
+    this.#used = at;
+  }
+
+  /** Appends text whose characters are all ASCII, one byte each. */
+  #ascii(s: string): void {
+    const buf = this.#buf;
+    if (this.#used + s.length > buf.length) {
+      this.#text(s);
+      return;
+    }
+    let at = this.#used;
+    for (let i = 0; i < s.length; i++) buf[at++] = s.charCodeAt(i);
+    this.#used = at;
+  }
+
+  /**
+   * Appends `s` quoted, as `JSON.stringify` writes it, when each of its characters stands for
+   * itself (printable ASCII other than `"` and `\`) and it fits in the buffer; else false,
+   * having written nothing.
+   */
+  #plainString(s: string): boolean {
+    const buf = this.#buf;
+    if (this.#used + s.length + 2 > buf.length) return false;
+    let at = this.#used;
+    buf[at++] = 34; // "
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 32 || c > 126 || c === 34 || c === 92) return false;
+      buf[at++] = c;
+    }
+    buf[at++] = 34;
+    this.#used = at;
+    return true;
+  }
 
   /** Where a number goes on: at `at`, or at 0 once the buffer is written out to make room. */
   #room = (at: number): number => {

@@ -170,6 +170,26 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
       [c.rec, { inter_chunk_latency: [], output_token_count: [3, 4] }],
       [{ ...c.rec, requestId: "é😀語".repeat(50) }, computeRecordMetrics(c.rec, c.ctx)],
     );
+    // Metadata written byte by byte where it is plain ASCII, and through JSON.stringify where not.
+    const m = computeRecordMetrics(c.rec, c.ctx);
+    for (
+      const over of [
+        { requestId: 'a"b', correlationId: "a\\b", conversationId: "tab\there" },
+        { requestId: "\u0000", correlationId: "\u001f", conversationId: "\u007f" },
+        { requestId: "é", correlationId: "~ !", conversationId: "\u2028" },
+        { conversationId: "x".repeat(700), correlationId: "" },
+        { sessionNum: 2 ** 31, turnIndex: -3, workerId: 2_147_483_647 },
+        { sessionNum: 1.5, turnIndex: -(2 ** 31), workerId: -0 },
+        { ackNs: null, intendedStartNs: null, cancelled: true, phase: "warmup" as const },
+        { error: { code: 502, type: "HTTPError", message: 'bad "gateway" é\n' } },
+      ] satisfies Partial<RequestRecord>[]
+    ) lines.push([{ ...c.rec, ...over }, m]);
+    // Scalars written digit by digit when they are whole numbers of a unit, else as JSON does.
+    const scalars = [0, -0, 1, -1, 999_999, 1_000_000, 1_234_567, 2 ** 31 - 1, -(2 ** 31)];
+    scalars.push(2 ** 31, 0.5, -2.25, 1e21, 5e-324, 0.1 + 0.2, NaN, Infinity, -Infinity);
+    for (const v of scalars) {
+      lines.push([c.rec, { request_latency: v, output_token_count: v, inter_token_latency: v }]);
+    }
     const want = lines.map(([r, m]) => recordLine(r, m) + "\n").join("");
     for (const size of [52, 100, 4096, 1 << 16]) {
       const path = join(dir, `records_${size}.jsonl`);
