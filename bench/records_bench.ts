@@ -128,7 +128,7 @@ Deno.bench({
   },
 });
 
-// Further on, past 8 Mi inter-chunk gaps: the gaps column keeps a uniform sample.
+// Further on, past 2 Mi inter-chunk gaps: the gaps column counts them in a histogram.
 const long = new MetricsAggregator();
 for (let i = 0; i < 40_000; i++) long.add(records[i % VARIANTS], metrics[i % VARIANTS]);
 Deno.bench({

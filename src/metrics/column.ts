@@ -1,6 +1,9 @@
 /**
  * A growable numeric column for one record metric: every value kept in Float64Arrays (up to a
  * cap), with running count/sum/min/max and a small uniform sample for cheap live snapshots.
+ * Past the cap, the kept values are counted into a log-linear histogram and given up, and so is
+ * every value after them: percentiles then come from the histogram, within 0.025% of the true
+ * ones, over every value.
  *
  * Values are kept in chunks: the first grows by doubling up to the chunk size, later ones are
  * allocated whole. A long run's column thus holds at most one chunk it does not use and is
@@ -12,8 +15,9 @@
  */
 
 import { squaredDeviations } from "./stats.ts";
+import { Histogram } from "./histogram.ts";
 
-/** Values kept exactly before the column switches to a uniform sample of this size. */
+/** Values kept exactly before the column counts them in a histogram instead. */
 const DEFAULT_CAP = 1 << 23; // 8 Mi values, 8 to 64 MiB: far beyond any per-request metric
 /** Size of the sample a live snapshot sorts. */
 const DEFAULT_LIVE = 4096;
@@ -27,7 +31,7 @@ const DEFAULT_CHUNK = 1 << 13;
 
 /** Options of a column; the defaults suit a benchmark of any length. */
 export interface ColumnOptions {
-  /** Values kept before sampling (list metrics can yield hundreds per request). */
+  /** Values kept before the histogram (list metrics can yield hundreds per request). */
   cap?: number;
   /** Size of the live sample. */
   liveSize?: number;
@@ -93,13 +97,6 @@ function int32Exact(v: number): boolean {
   return (v | 0) === v && !Object.is(v, -0);
 }
 
-/** True when integer chunk `chunk` (not doubles) holds `v` exactly. */
-function holds(chunk: Int32Array | Uint16Array | Uint8Array, v: number): boolean {
-  if (!int32Exact(v)) return false;
-  // An unsigned chunk of b bytes holds 0 to 2^(8b) - 1.
-  return chunk instanceof Int32Array || (v >= 0 && v < 2 ** (8 * chunk.BYTES_PER_ELEMENT));
-}
-
 /**
  * A full chunk in the narrowest array that holds each of its values exactly: Uint8Array,
  * Uint16Array or Int32Array when all are whole numbers in their range, else the chunk itself.
@@ -157,9 +154,11 @@ export class Column {
   #chunkBits: number;
   #live: Float64Array;
   #liveKept = 0;
-  /** State of the xorshift32 generator that picks which values the samples keep. */
+  /** State of the xorshift32 generator that picks which values the live sample keeps. */
   #x = SEED;
-  // Welford's running moments, used for std once values are sampled. While every value is kept
+  /** Every value pushed, by bucket, once there are more than the cap (the kept ones given up). */
+  #hist: Histogram | null = null;
+  // Welford's running moments, used for std once values are counted. While every value is kept
   // they are brought up to date only when read (`#fold`): the division each value costs is then
   // paid by nobody in a run whose summary ranks all values, and in the same order otherwise.
   #mean = 0;
@@ -197,19 +196,19 @@ export class Column {
     }
   }
 
-  /** Replaces kept value `j` (all `cap` are kept by then): the reservoir's write. */
-  #replace(j: number, v: number): void {
-    const c = j >>> this.#chunkBits;
-    const full = this.#full;
-    if (c < full.length) {
-      let chunk = full[c];
-      // A value its integer array cannot hold widens the chunk: to an Int32Array when that holds
-      // it, else back to doubles.
-      if (!(chunk instanceof Float64Array) && !holds(chunk, v)) {
-        full[c] = chunk = int32Exact(v) ? new Int32Array(chunk) : new Float64Array(chunk);
-      }
-      chunk[j & (this.#chunk - 1)] = v;
-    } else this.#values[j - full.length * this.#chunk] = v;
+  /**
+   * Counts the kept values in a histogram, folded into the running moments first, and gives
+   * them up: from here on each value is counted there (called when the cap is passed).
+   */
+  #toHistogram(): Histogram {
+    this.#fold();
+    const hist = new Histogram();
+    for (const c of this.#full) hist.addAll(c);
+    hist.addAll(this.#last());
+    this.#full = [];
+    this.#values = new Float64Array(0);
+    this.#kept = 0;
+    return this.#hist = hist;
   }
 
   /** Adds one value. */
@@ -218,7 +217,7 @@ export class Column {
     this.sum += v;
     if (v < this.min) this.min = v;
     if (v > this.max) this.max = v;
-    if (this.#kept < this.#cap) {
+    if (this.#hist === null && this.#kept < this.#cap) {
       let at = this.#kept - this.#full.length * this.#chunk;
       if (at === this.#values.length) {
         this.#room();
@@ -227,15 +226,14 @@ export class Column {
       this.#values[at] = v;
       this.#kept++;
     } else {
-      // Sampled from here on: values kept so far may be replaced, so fold them first.
-      this.#fold();
+      // Counted from here on (`count` was counted above).
+      (this.#hist ?? this.#toHistogram()).add(v);
       const d = v - this.#mean;
       this.#mean += d / count;
       this.#m2 += d * (v - this.#mean);
       this.#folded = count;
-      // Reservoir sampling keeps a uniform sample of everything pushed.
-      const j = Math.floor(this.#rand() * count);
-      if (j < this.#cap) this.#replace(j, v);
+      // The histogram stands for the live sample too.
+      return;
     }
     if (this.#liveKept < this.#live.length) this.#live[this.#liveKept++] = v;
     else {
@@ -257,12 +255,14 @@ export class Column {
   /**
    * Adds `values[from]` up to `values[to - 1]` (default: all), in order: the same as pushing
    * them one by one, with the running state in locals for the length of each loop. The values
-   * that fit under the cap are kept; the rest are sampled.
+   * that fit under the cap are kept; the rest are counted in the histogram.
    */
   pushAll(values: ArrayLike<number>, from = 0, to = values.length): void {
-    const split = Math.min(to, from + Math.max(0, this.#cap - this.#kept));
+    const split = this.#hist !== null
+      ? from
+      : Math.min(to, from + Math.max(0, this.#cap - this.#kept));
     if (split > from) this.#pushKept(values, from, split);
-    if (to > split) this.#pushSampled(values, split, to);
+    if (to > split) this.#pushCounted(values, split, to);
   }
 
   /** `pushAll` of values that all fit under the cap: each is kept, none folded yet. */
@@ -311,55 +311,42 @@ export class Column {
   }
 
   /**
-   * `pushAll` of values past the cap: the kept values are folded into the running moments
-   * first, then each value is folded in and sampled, as `push` does.
+   * `pushAll` of values past the cap: the kept values are counted in the histogram first (see
+   * `#toHistogram`), then these values. Their moments about their own mean are merged into the
+   * running ones (Chan, Golub and LeVeque's pairwise update), which is as stable as folding them
+   * in one by one and costs no division per value; count, sum, min and max are kept as `push`
+   * keeps them.
    */
-  #pushSampled(values: ArrayLike<number>, from: number, to: number): void {
-    this.#fold();
-    let count = this.count;
+  #pushCounted(values: ArrayLike<number>, from: number, to: number): void {
+    (this.#hist ?? this.#toHistogram()).addAll(values, from, to);
+    const n = to - from;
     let sum = this.sum;
     let min = this.min;
     let max = this.max;
-    let mean = this.#mean;
-    let m2 = this.#m2;
-    let x = this.#x;
-    const cap = this.#cap;
-    const live = this.#live;
-    const size = live.length;
-    let liveKept = this.#liveKept;
+    let batchSum = 0;
     for (let i = from; i < to; i++) {
       const v = values[i];
-      count++;
       sum += v;
+      batchSum += v;
       if (v < min) min = v;
       if (v > max) max = v;
-      const d = v - mean;
-      mean += d / count;
-      m2 += d * (v - mean);
-      // As `push` does, with `#rand` inlined.
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      const j = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
-      if (j < cap) this.#replace(j, v);
-      if (liveKept < size) live[liveKept++] = v;
-      else {
-        x ^= x << 13;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        const k = Math.floor(((x >>> 0) * TWO_TO_MINUS_32) * count);
-        if (k < size) live[k] = v;
-      }
     }
+    const batchMean = batchSum / n;
+    let batchM2 = 0;
+    for (let i = from; i < to; i++) {
+      const d = values[i] - batchMean;
+      batchM2 += d * d;
+    }
+    const before = this.count;
+    const count = before + n;
+    const delta = batchMean - this.#mean;
+    this.#mean += delta * (n / count);
+    this.#m2 += batchM2 + delta * delta * (before * (n / count));
     this.count = count;
     this.sum = sum;
     this.min = min;
     this.max = max;
-    this.#mean = mean;
-    this.#m2 = m2;
     this.#folded = count;
-    this.#x = x;
-    this.#liveKept = liveKept;
   }
 
   /**
@@ -394,12 +381,25 @@ export class Column {
 
   /** True when every value pushed is kept, so percentiles are exact. */
   get exact(): boolean {
-    return this.count <= this.#cap;
+    return this.#hist === null;
+  }
+
+  /** True once values are counted in the histogram (more were pushed than the cap). */
+  get counted(): boolean {
+    return this.#hist !== null;
+  }
+
+  /**
+   * Past the cap, the values at the given 0-based ranks of all values pushed, in ascending
+   * order, read from the histogram (within 0.025%; min and max exact); null before it.
+   */
+  countedValuesAt(ranks: Iterable<number>): Map<number, number> | null {
+    return this.#hist?.valuesAt(ranks, this.min, this.max) ?? null;
   }
 
   /** True while the live sample holds every value pushed. */
   get sampleComplete(): boolean {
-    return this.count <= this.#live.length;
+    return this.#hist === null && this.count <= this.#live.length;
   }
 
   /** Running mean of all values. */
@@ -414,7 +414,12 @@ export class Column {
     return this.count === 0 ? NaN : this.#m2 / this.count;
   }
 
-  /** The number of values kept (all pushed while `exact`). */
+  /** The most values kept before they are counted in the histogram. */
+  get cap(): number {
+    return this.#cap;
+  }
+
+  /** The number of values kept: all pushed while `exact`, none once counted. */
   get kept(): number {
     return this.#kept;
   }
@@ -427,9 +432,9 @@ export class Column {
     return this.copy(buffers).sort();
   }
 
-  /** Bytes the kept values take. */
+  /** Bytes the kept values (or the histogram's counts) take. */
   get storedBytes(): number {
-    let n = this.#values.byteLength;
+    let n = this.#values.byteLength + (this.#hist?.storedBytes ?? 0);
     for (const c of this.#full) n += c.byteLength;
     return n;
   }
@@ -534,8 +539,12 @@ export class Column {
     return this.#full.length === 0 ? this.#values.subarray(0, this.#kept) : this.copy();
   }
 
-  /** The live sample, sorted ascending, as a copy (all values while there are few). */
+  /**
+   * The live sample, sorted ascending, as a copy (all values while there are few); once values
+   * are counted, as many values read from the histogram at evenly spaced ranks.
+   */
   sortedSample(): Float64Array {
+    if (this.#hist !== null) return this.#hist.quantiles(this.#live.length, this.min, this.max);
     return this.#live.slice(0, this.#liveKept).sort();
   }
 }

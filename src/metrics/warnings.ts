@@ -1,5 +1,6 @@
 /** The end-of-run warnings AIPerf gives: answers of the wrong length, counts that disagree. */
 
+import { HISTOGRAM_RELATIVE_ERROR } from "./histogram.ts";
 import { USAGE_DIFF_THRESHOLD_PCT } from "./definitions.ts";
 import type { SampledMetric } from "./aggregator.ts";
 import type { Summary } from "./summary.ts";
@@ -45,17 +46,20 @@ export function runWarnings(summary: Summary): string[] {
 }
 
 /**
- * One warning per metric whose percentiles come from a sample: a per-request metric keeps up to
- * 8 Mi values and the gaps between chunks 2 Mi (passed after about 8,200 answers of 256 tokens),
- * then a uniform sample of that many. Count, average, min, max and std stay over every value.
- * `phase` names a phase other than profiling (the warmup's metrics are exported too).
+ * One warning per metric whose percentiles come from a histogram: a per-request metric keeps up
+ * to 8 Mi values and the gaps between chunks 2 Mi (passed after about 8,200 answers of 256
+ * tokens), then counts every value in a histogram, read back within 0.025%. Count, average, min,
+ * max and std stay exact over every value. `phase` names a phase other than profiling (the
+ * warmup's metrics are exported too).
  */
 export function samplingWarnings(sampled: readonly SampledMetric[], phase = ""): string[] {
   const n = (x: number) => x.toLocaleString("en-US");
   const which = phase === "" ? "" : `${phase} `;
   return sampled.map((m) =>
-    `warning: ${which}${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept; its ` +
-    `percentiles come from a uniform sample of ${n(m.kept)} of them (its count, average, min, ` +
-    `max and std are over all values)`
+    `warning: ${which}${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept ` +
+    `exactly; its percentiles come from a histogram of all of them, within ` +
+    `${
+      Math.ceil(HISTOGRAM_RELATIVE_ERROR * 1e5) / 1e3
+    }% (its count, average, min, max and std are exact)`
   );
 }

@@ -78,7 +78,11 @@ function rng(seed: number): () => number {
   };
 }
 
-/** A column pushing one value at a time: every value kept up to `cap`, then reservoir samples. */
+/**
+ * A column pushing one value at a time: every value kept up to `cap`, with a reservoir sample of
+ * them for live snapshots; past the cap, none kept (the column counts them in a histogram). `all`
+ * holds every value pushed, to check what the histogram reads back.
+ */
 export class ReferenceColumn {
   count = 0;
   sum = 0;
@@ -86,6 +90,7 @@ export class ReferenceColumn {
   max = -Infinity;
   values: number[] = [];
   live: number[] = [];
+  all: number[] = [];
   #cap: number;
   #liveSize: number;
   #rand = rng(0x9e3779b9);
@@ -105,11 +110,12 @@ export class ReferenceColumn {
     const d = v - this.#mean;
     this.#mean += d / this.count;
     this.#m2 += d * (v - this.#mean);
-    if (this.values.length < this.#cap) this.values.push(v);
-    else {
-      const j = Math.floor(this.#rand() * this.count);
-      if (j < this.#cap) this.values[j] = v;
+    this.all.push(v);
+    if (!this.exact) {
+      this.values = [];
+      return;
     }
+    this.values.push(v);
     if (this.live.length < this.#liveSize) this.live.push(v);
     else {
       const j = Math.floor(this.#rand() * this.count);
@@ -122,7 +128,11 @@ export class ReferenceColumn {
   }
 
   get sampleComplete(): boolean {
-    return this.count <= this.#liveSize;
+    return this.exact && this.count <= this.#liveSize;
+  }
+
+  get liveSize(): number {
+    return this.#liveSize;
   }
 
   get mean(): number {
@@ -132,6 +142,17 @@ export class ReferenceColumn {
   get variance(): number {
     return this.count === 0 ? NaN : this.#m2 / this.count;
   }
+}
+
+/**
+ * True when `got`, read back from a histogram, may stand for the true value `want`: the same,
+ * or within 2^-12 of it (a bucket's width), or both within the subnormal doubles next to 0.
+ */
+export function histogramNear(got: number, want: number): boolean {
+  if (Object.is(got, want) || got === want) return true;
+  if (!Number.isFinite(got) || !Number.isFinite(want)) return false;
+  if (Math.abs(want) < 2 ** -1022) return got === 0;
+  return Math.abs(got - want) <= Math.abs(want) * 2 ** -12;
 }
 
 /** A tokenizer counting space-separated words; "" counts 0. */

@@ -180,12 +180,49 @@ Deno.test("Column: exact stats stay exact past the value cap", () => {
   assert.equal(col.sum, 500500);
   assert.deepEqual([col.min, col.max], [1, 1000]);
   assert.equal(col.exact, false);
-  assert.equal(col.sorted().length, 100);
-  assert.equal(col.sortedSample().length, 50);
+  // The kept values are given up for the histogram, which reads back every rank.
+  assert.equal(col.sorted().length, 0);
   close(col.mean, 500.5);
   close(Math.sqrt(col.variance), Math.sqrt((1000 * 1000 - 1) / 12)); // std of 1..n
-  // The sample spans the range rather than keeping only the first values.
-  assert.ok(col.sorted()[99] > 500);
+  // The live sample spans the range rather than keeping only the first values.
+  const sample = col.sortedSample();
+  assert.equal(sample.length, 50);
+  assert.deepEqual([sample[0], sample[49]], [1, 1000]);
+  assert.ok(Math.abs(sample[25] - 511) < 1, `${sample[25]}`);
+});
+
+Deno.test("MetricsAggregator: past the list cap, the summary's percentiles are every value's, within 2^-12", () => {
+  // 300 requests of 257 chunks: 76,800 gaps, with a list cap of 1,000.
+  const agg = new MetricsAggregator({ listCap: 1000 });
+  const gaps: number[] = [];
+  let x = 11;
+  for (let r = 0; r < 300; r++) {
+    const t: number[] = [];
+    let at = 20;
+    for (let k = 0; k < 257; k++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      // Gaps from 1 µs to 100 ms, as a skewed server gives, and some of 0.
+      const gap = x % 7 === 0 ? 0 : Math.round(10 ** (-3 + (x % 10_000) / 2500) * MS) / MS;
+      if (k > 0) gaps.push(gap * MS);
+      at += gap;
+      t.push(at);
+    }
+    const rec = stream(r, t, "a ".repeat(257), t[t.length - 1] + 1);
+    agg.add(rec, computeRecordMetrics(rec, ctx));
+  }
+  const sorted = Float64Array.from(gaps).sort();
+  const icl = get(agg.summary(), "inter_chunk_latency");
+  assert.equal(icl.count, gaps.length);
+  for (const p of [1, 5, 10, 25, 50, 75, 90, 95, 99] as const) {
+    const want = percentileLinear(sorted, p) / MS;
+    const got = icl[`p${p}`] as number;
+    assert.ok(Math.abs(got - want) <= want * 2 ** -12, `p${p}: ${got} for ${want}`);
+  }
+  close(icl.min as number, sorted[0] / MS);
+  close(icl.max as number, sorted[sorted.length - 1] / MS);
+  assert.deepEqual(agg.sampledMetrics(), [
+    { tag: "inter_chunk_latency", count: gaps.length, kept: 1000 },
+  ]);
 });
 
 Deno.test("MetricsAggregator: a list metric too long to sort whole gets the same summary", () => {
@@ -269,13 +306,13 @@ Deno.test("MetricsAggregator.sampledMetrics: the metrics past their column's cap
   const [w, ...rest] = samplingWarnings(agg.sampledMetrics());
   assert.deepEqual(rest, []);
   assert.match(w, /^warning: inter_chunk_latency has 30 values, more than the 20 kept/);
-  assert.match(w, /percentiles come from a uniform sample of 20/);
+  assert.match(w, /percentiles come from a histogram of all of them/);
   assert.deepEqual(
     samplingWarnings([{ tag: "x", count: 12_345_678, kept: 8_388_608 }]),
     [
-      "warning: x has 12,345,678 values, more than the 8,388,608 kept; its percentiles come " +
-      "from a uniform sample of 8,388,608 of them (its count, average, min, max and std are " +
-      "over all values)",
+      "warning: x has 12,345,678 values, more than the 8,388,608 kept exactly; its percentiles " +
+      "come from a histogram of all of them, within 0.025% (its count, average, min, max and " +
+      "std are exact)",
     ],
   );
   // The warmup's metrics, exported too, are named as such.
