@@ -254,8 +254,9 @@ export class Column {
 
   /**
    * Adds `values[from]` up to `values[to - 1]` (default: all), in order: the same as pushing
-   * them one by one, with the running state in locals for the length of each loop. The values
-   * that fit under the cap are kept; the rest are counted in the histogram.
+   * them one by one, with the running state in locals for the length of each loop (past the
+   * cap, the running mean and variance are the same to rounding). The values that fit under the
+   * cap are kept; the rest are counted in the histogram.
    */
   pushAll(values: ArrayLike<number>, from = 0, to = values.length): void {
     const split = this.#hist !== null
