@@ -395,7 +395,7 @@ export class RecordWriter {
     },
   };
 
-  /** Appends bytes, written out in pieces if they are longer than the buffer. */
+  /** Appends bytes; bytes longer than the buffer are written out at once, after what is queued. */
   #bytes(b: Uint8Array): void {
     const buf = this.#buf;
     if (this.#used + b.length > buf.length) {
