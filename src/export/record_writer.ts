@@ -214,12 +214,17 @@ function whole(v: number): boolean {
   return (v | 0) === v && v !== -2147483648;
 }
 
+/** True for the divisors `writeWhole` writes by: ns shown in ms, or values shown as they are. */
+function wholeDivisor(divisor: number): boolean {
+  return divisor === 1e6 || divisor === 1;
+}
+
 /**
  * True when `writeNumbers` can write the list: whole numbers above -2^31 and below 2^31 (times
  * in whole ns, which Workers stamp, or counts), shown in ms or as they are.
  */
 export function wholeNumbers(values: ArrayLike<number>, divisor: number): boolean {
-  if (divisor !== 1e6 && divisor !== 1) return false;
+  if (!wholeDivisor(divisor)) return false;
   for (let i = 0; i < values.length; i++) {
     if (!whole(values[i])) return false;
   }
@@ -384,7 +389,7 @@ export class RecordWriter {
       } else this.#ascii("" + n);
     },
     number: (value, divisor) => {
-      if (whole(value) && (divisor === 1e6 || divisor === 1)) {
+      if (whole(value) && wholeDivisor(divisor)) {
         this.#used = writeWhole(this.#buf, this.#room(this.#used), value, divisor);
       } else this.#ascii(jsonNumber(value / divisor));
     },

@@ -45,6 +45,9 @@ export function runWarnings(summary: Summary): string[] {
   return out;
 }
 
+/** How close a percentile read from a histogram is to the true one, in percent: "0.025%". */
+const WITHIN = `${Math.ceil(HISTOGRAM_RELATIVE_ERROR * 1e5) / 1e3}%`;
+
 /**
  * One warning per metric whose percentiles come from a histogram: a per-request metric keeps up
  * to 8 Mi values and the gaps between chunks 2 Mi (passed after about 8,200 answers of 256
@@ -57,9 +60,7 @@ export function samplingWarnings(sampled: readonly SampledMetric[], phase = ""):
   const which = phase === "" ? "" : `${phase} `;
   return sampled.map((m) =>
     `warning: ${which}${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept ` +
-    `exactly; its percentiles come from a histogram of all of them, within ` +
-    `${
-      Math.ceil(HISTOGRAM_RELATIVE_ERROR * 1e5) / 1e3
-    }% (its count, average, min, max and std are exact)`
+    `exactly; its percentiles come from a histogram of all of them, within ${WITHIN} (its ` +
+    `count, average, min, max and std are exact)`
   );
 }

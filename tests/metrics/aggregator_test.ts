@@ -191,18 +191,19 @@ Deno.test("Column: exact stats stay exact past the value cap", () => {
   assert.ok(Math.abs(sample[25] - 511) < 1, `${sample[25]}`);
 });
 
-Deno.test("MetricsAggregator: past the list cap, the summary's percentiles are every value's, within 2^-12", () => {
-  // 300 requests of 257 chunks: 76,800 gaps, with a list cap of 1,000.
-  const agg = new MetricsAggregator({ listCap: 1000 });
+/**
+ * Adds 300 answers of 257 chunks (76,800 gaps) to `agg`, gap k of each `gapOf(x)` ms for the
+ * k-th number x of a linear congruential generator seeded with `seed`; returns the gaps in ns.
+ */
+function addGapAnswers(agg: MetricsAggregator, seed: number, gapOf: (x: number) => number) {
   const gaps: number[] = [];
-  let x = 11;
+  let x = seed;
   for (let r = 0; r < 300; r++) {
     const t: number[] = [];
     let at = 20;
     for (let k = 0; k < 257; k++) {
       x = (x * 1103515245 + 12345) % 2147483648;
-      // Gaps from 1 µs to 100 ms, as a skewed server gives, and some of 0.
-      const gap = x % 7 === 0 ? 0 : Math.round(10 ** (-3 + (x % 10_000) / 2500) * MS) / MS;
+      const gap = gapOf(x);
       if (k > 0) gaps.push(gap * MS);
       at += gap;
       t.push(at);
@@ -210,6 +211,18 @@ Deno.test("MetricsAggregator: past the list cap, the summary's percentiles are e
     const rec = stream(r, t, "a ".repeat(257), t[t.length - 1] + 1);
     agg.add(rec, computeRecordMetrics(rec, ctx));
   }
+  return gaps;
+}
+
+Deno.test("MetricsAggregator: past the list cap, the summary's percentiles are every value's, within 2^-12", () => {
+  // 300 requests of 257 chunks: 76,800 gaps, with a list cap of 1,000.
+  const agg = new MetricsAggregator({ listCap: 1000 });
+  // Gaps from 1 µs to 100 ms, as a skewed server gives, and some of 0.
+  const gaps = addGapAnswers(
+    agg,
+    11,
+    (x) => x % 7 === 0 ? 0 : Math.round(10 ** (-3 + (x % 10_000) / 2500) * MS) / MS,
+  );
   const sorted = Float64Array.from(gaps).sort();
   const icl = get(agg.summary(), "inter_chunk_latency");
   assert.equal(icl.count, gaps.length);
@@ -228,22 +241,8 @@ Deno.test("MetricsAggregator: past the list cap, the summary's percentiles are e
 Deno.test("MetricsAggregator: a list metric too long to sort whole gets the same summary", () => {
   // 300 requests of 257 chunks: 76,800 inter-chunk gaps, past the length sorted whole.
   const agg = new MetricsAggregator();
-  const gaps: number[] = [];
-  let x = 7;
-  for (let r = 0; r < 300; r++) {
-    const t: number[] = [];
-    let at = 20;
-    for (let k = 0; k < 257; k++) {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      // Many equal gaps, as a server that sends in bursts gives.
-      const gap = x % 3 === 0 ? 0 : (x % 1000) / 100;
-      if (k > 0) gaps.push(gap * MS);
-      at += gap;
-      t.push(at);
-    }
-    const rec = stream(r, t, "a ".repeat(257), t[t.length - 1] + 1);
-    agg.add(rec, computeRecordMetrics(rec, ctx));
-  }
+  // Many equal gaps, as a server that sends in bursts gives.
+  const gaps = addGapAnswers(agg, 7, (x) => x % 3 === 0 ? 0 : (x % 1000) / 100);
   // Two failures: the adjusted distribution reads its own ranks.
   for (let e = 0; e < 2; e++) {
     const rec = record({ startNs: S, endNs: MS, error: { code: 500, type: "E", message: "x" } });
