@@ -249,7 +249,7 @@ type Ranked = Values | { length: number; [rank: number]: number };
 
 /** `col`'s kept values, ranked for the summary (see {@link Ranked}). */
 function ranked(col: Column, errors: number, buffers: CopyBuffers): Ranked {
-  if (col.counted) {
+  if (!col.exact) {
     // Every value is in the histogram: the ranks are among all of them.
     const n = col.count;
     const at = col.countedValuesAt(summaryRanks(n, col.count, errors))!;

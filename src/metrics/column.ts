@@ -380,14 +380,12 @@ export class Column {
     this.#folded = folded;
   }
 
-  /** True when every value pushed is kept, so percentiles are exact. */
+  /**
+   * True when every value pushed is kept, so percentiles are exact; false once they are counted
+   * in the histogram (more were pushed than the cap).
+   */
   get exact(): boolean {
     return this.#hist === null;
-  }
-
-  /** True once values are counted in the histogram (more were pushed than the cap). */
-  get counted(): boolean {
-    return this.#hist !== null;
   }
 
   /**

@@ -50,25 +50,23 @@ export class Histogram {
 
   /** Adds one value. */
   add(v: number): void {
-    f64[0] = v;
-    const key = u32[HIGH] >>> SHIFT;
-    const p = key >>> SUB_BITS;
-    const page = this.#pages[p] ?? (this.#pages[p] = new Uint32Array(PAGE));
-    page[key & (PAGE - 1)]++;
+    this.#bump(v);
     this.count++;
   }
 
   /** Adds `values[from]` up to `values[to - 1]`. */
   addAll(values: ArrayLike<number>, from = 0, to = values.length): void {
-    const pages = this.#pages;
-    for (let i = from; i < to; i++) {
-      f64[0] = values[i];
-      const key = u32[HIGH] >>> SHIFT;
-      const p = key >>> SUB_BITS;
-      const page = pages[p] ?? (pages[p] = new Uint32Array(PAGE));
-      page[key & (PAGE - 1)]++;
-    }
+    for (let i = from; i < to; i++) this.#bump(values[i]);
     this.count += Math.max(0, to - from);
+  }
+
+  /** Counts `v` in its bucket (not in `count`). */
+  #bump(v: number): void {
+    f64[0] = v;
+    const key = u32[HIGH] >>> SHIFT;
+    const p = key >>> SUB_BITS;
+    const page = this.#pages[p] ?? (this.#pages[p] = new Uint32Array(PAGE));
+    page[key & (PAGE - 1)]++;
   }
 
   /** Bytes the counts take. */
@@ -81,7 +79,8 @@ export class Histogram {
   /**
    * The values at the given 0-based ranks of all values added, in ascending order, each read
    * back from its bucket (see the module's note) and kept within `[min, max]` (the exact
-   * extremes, which the caller tracks; the first and last ranks read them). One pass over the pages for all ranks.
+   * extremes, which the caller tracks; the first and last ranks read them). One pass over the
+   * pages for all ranks.
    */
   valuesAt(ranks: Iterable<number>, min: number, max: number): Map<number, number> {
     const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < this.count)
