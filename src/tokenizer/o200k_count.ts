@@ -124,6 +124,39 @@ function spaceEnd(s: string, i: number, n: number): number {
   return j - i >= 2 ? j - 1 : j;
 }
 
+/** FNV-1a hash over UTF-16 code units of the piece `wordEnd` found last. */
+let wordHash = 0;
+/** The first four characters of that piece packed as `shortPieceCount` keys them (no length). */
+let wordKey = 0;
+
+/**
+ * End of the piece starting at `i` when it is the most common piece of prose, an optional space
+ * and lowercase ASCII letters, with its hash in `wordHash` and its key in `wordKey`: found,
+ * hashed and packed in one pass over its characters. -1 for any other piece, and for a run that
+ * a contraction or a non-ASCII letter or mark could extend (an uppercase letter ends it).
+ */
+function wordEnd(s: string, i: number, n: number): number {
+  let j = i;
+  let c = s.charCodeAt(j);
+  let hash = 0x811c9dc5 | 0;
+  let key = 0;
+  if (c === 32) {
+    hash = Math.imul(hash ^ 32, 0x01000193);
+    key = 32;
+    c = ++j < n ? s.charCodeAt(j) : 0;
+  }
+  if (c < 97 || c > 122) return -1;
+  do {
+    hash = Math.imul(hash ^ c, 0x01000193);
+    key |= c << (7 * (j - i));
+    c = ++j < n ? s.charCodeAt(j) : 0;
+  } while (c >= 97 && c <= 122);
+  if (c >= 128 || c === APOSTROPHE) return -1;
+  wordHash = hash;
+  wordKey = key;
+  return j;
+}
+
 /** End of the piece starting at `i`, or -1 when it must be taken by the regex. */
 function pieceEnd(s: string, i: number, n: number): number {
   const c = s.charCodeAt(i);
@@ -165,7 +198,8 @@ export function splitO200k(text: string, out: string[] = []): string[] {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    let e = pieceEnd(text, i, n);
+    let e = wordEnd(text, i, n);
+    if (e < 0) e = pieceEnd(text, i, n);
     if (e < 0) e = regexEnd(text, i);
     out.push(text.slice(i, e));
     i = e;
@@ -185,15 +219,13 @@ const MAX_CACHED_UNITS = 1 << 22;
 
 // The cache of piece → token count: an open-addressing hash table probed linearly, kept under 40%
 // full. Pieces are looked up by their position in the text, so a hit needs no substring: each
-// slot holds a piece's hash, its length, where its UTF-16 code units start in `units`, and its
-// count. An empty slot has length -1.
+// slot is four integers side by side (one cache line to read), a piece's hash, its length, where
+// its UTF-16 code units start in `units`, and its count. An empty slot has length -1.
 const SLOT_BITS = 18;
 const SLOT_MASK = (1 << SLOT_BITS) - 1;
 const SLOT_SHIFT = 32 - SLOT_BITS; // a slot is the top bits of the hash times 2^32/φ
-const slotHash = new Int32Array(1 << SLOT_BITS);
-const slotLength = new Int32Array(1 << SLOT_BITS).fill(-1);
-const slotStart = new Int32Array(1 << SLOT_BITS);
-const slotCount = new Int32Array(1 << SLOT_BITS);
+const slots = new Int32Array(4 << SLOT_BITS);
+emptySlots();
 let cachedPieces = 0;
 let units = new Uint16Array(1 << 16);
 let unitsUsed = 0;
@@ -201,30 +233,30 @@ let unitsUsed = 0;
 // Pieces of up to four ASCII characters (most of prose: " the", " of", ",") have a table of their
 // own, keyed by the piece itself packed into an integer: seven bits a character and its length
 // above them, never 0. A lookup is one product and one comparison, with no hash to compute over
-// the characters and none to compare them against. The table is emptied when half full.
+// the characters and none to compare them against. A slot is a key and its count, side by side.
+// The table is emptied when half full.
 const SHORT_BITS = 16;
 const SHORT_MASK = (1 << SHORT_BITS) - 1;
 const SHORT_SHIFT = 32 - SHORT_BITS;
 const SHORT_MAX = 1 << (SHORT_BITS - 1);
-const shortKey = new Int32Array(1 << SHORT_BITS);
-const shortCount = new Int32Array(1 << SHORT_BITS);
+const shorts = new Int32Array(2 << SHORT_BITS);
 let shortPieces = 0;
 
 /** Counts the short ASCII piece `s.slice(i, e)` packed as `key`, from its table or by merging. */
 function shortPieceCount(s: string, i: number, e: number, key: number): number {
   let slot = Math.imul(key, 0x9e3779b1) >>> SHORT_SHIFT;
-  for (let k = shortKey[slot]; k !== 0; k = shortKey[slot]) {
-    if (k === key) return shortCount[slot];
+  for (let k = shorts[2 * slot]; k !== 0; k = shorts[2 * slot]) {
+    if (k === key) return shorts[2 * slot + 1];
     slot = (slot + 1) & SHORT_MASK;
   }
   const count = o200kPieceTokenCount(s, i, e);
   if (shortPieces >= SHORT_MAX) {
-    shortKey.fill(0);
+    shorts.fill(0);
     shortPieces = 0;
     slot = Math.imul(key, 0x9e3779b1) >>> SHORT_SHIFT;
   }
-  shortKey[slot] = key;
-  shortCount[slot] = count;
+  shorts[2 * slot] = key;
+  shorts[2 * slot + 1] = count;
   shortPieces++;
   return count;
 }
@@ -234,7 +266,7 @@ function countAndCache(s: string, i: number, e: number, hash: number, slot: numb
   const count = o200kPieceTokenCount(s, i, e);
   const length = e - i;
   if (cachedPieces >= MAX_CACHED_PIECES || unitsUsed + length > MAX_CACHED_UNITS) {
-    slotLength.fill(-1);
+    emptySlots();
     cachedPieces = 0;
     unitsUsed = 0;
     slot = Math.imul(hash, 0x9e3779b1) >>> SLOT_SHIFT;
@@ -245,13 +277,38 @@ function countAndCache(s: string, i: number, e: number, hash: number, slot: numb
     units = grown;
   }
   for (let j = 0; j < length; j++) units[unitsUsed + j] = s.charCodeAt(i + j);
-  slotHash[slot] = hash;
-  slotLength[slot] = length;
-  slotStart[slot] = unitsUsed;
-  slotCount[slot] = count;
+  slots[4 * slot] = hash;
+  slots[4 * slot + 1] = length;
+  slots[4 * slot + 2] = unitsUsed;
+  slots[4 * slot + 3] = count;
   unitsUsed += length;
   cachedPieces++;
   return count;
+}
+
+/** Marks every slot of the cache empty. */
+function emptySlots(): void {
+  for (let q = 1; q < slots.length; q += 4) slots[q] = -1;
+}
+
+/**
+ * Counts the piece `s.slice(i, e)`, whose FNV-1a hash over UTF-16 code units is `hash`: from the
+ * cache, else by merging (and caching it, unless it is too long).
+ */
+function hashedPieceCount(s: string, i: number, e: number, hash: number): number {
+  const length = e - i;
+  if (length > MAX_CACHED_LENGTH) return o200kPieceTokenCount(s, i, e);
+  let slot = Math.imul(hash, 0x9e3779b1) >>> SLOT_SHIFT;
+  for (let l = slots[4 * slot + 1]; l >= 0; l = slots[4 * slot + 1]) {
+    if (l === length && slots[4 * slot] === hash) {
+      const start = slots[4 * slot + 2];
+      let j = 0;
+      while (j < length && units[start + j] === s.charCodeAt(i + j)) j++;
+      if (j === length) return slots[4 * slot + 3];
+    }
+    slot = (slot + 1) & SLOT_MASK;
+  }
+  return countAndCache(s, i, e, hash, slot);
 }
 
 /**
@@ -278,8 +335,16 @@ function countUpTo(text: string, limit: number): number {
   const n = text.length;
   let count = 0;
   let i = 0;
-  pieces: while (i < n) {
+  while (i < n) {
     if (count > limit) return count;
+    const w = wordEnd(text, i, n);
+    if (w >= 0) {
+      count += w - i <= 4
+        ? shortPieceCount(text, i, w, wordKey | ((w - i) << 28))
+        : hashedPieceCount(text, i, w, wordHash);
+      i = w;
+      continue;
+    }
     let e = pieceEnd(text, i, n);
     if (e < 0) e = regexEnd(text, i);
     const length = e - i;
@@ -298,28 +363,9 @@ function countUpTo(text: string, limit: number): number {
         continue;
       }
     }
-    if (length > MAX_CACHED_LENGTH) {
-      count += o200kPieceTokenCount(text, i, e);
-      i = e;
-      continue;
-    }
     let hash = 0x811c9dc5 | 0; // FNV-1a over UTF-16 code units
     for (let j = i; j < e; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
-    let slot = Math.imul(hash, 0x9e3779b1) >>> SLOT_SHIFT;
-    for (let l = slotLength[slot]; l >= 0; l = slotLength[slot]) {
-      if (l === length && slotHash[slot] === hash) {
-        const start = slotStart[slot];
-        let j = 0;
-        while (j < length && units[start + j] === text.charCodeAt(i + j)) j++;
-        if (j === length) {
-          count += slotCount[slot];
-          i = e;
-          continue pieces;
-        }
-      }
-      slot = (slot + 1) & SLOT_MASK;
-    }
-    count += countAndCache(text, i, e, hash, slot);
+    count += hashedPieceCount(text, i, e, hash);
     i = e;
   }
   return count;

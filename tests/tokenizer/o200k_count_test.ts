@@ -265,6 +265,20 @@ Deno.test("o200k count: edge cases match gpt-tokenizer", () => {
   for (const text of cases) assertSame(text);
 });
 
+Deno.test("o200k count: a run of lowercase letters, then any character, matches gpt-tokenizer", () => {
+  // The scan that takes " abc" in one pass must stop where the regex does: before an uppercase
+  // letter, and never before a contraction or a non-ASCII letter or mark that extends the run.
+  const after: string[] = [];
+  for (let c = 0; c < 128; c++) after.push(String.fromCharCode(c));
+  after.push("é", "\u0301", "ß", "ʼ", "中", "١", "\u00a0", "😀", "'s", "'ll", "'x");
+  for (const run of ["a", " a", "the", " the", " which", "abcdefghij", " " + "q".repeat(300)]) {
+    for (const next of after) {
+      assertSame(run + next + "z");
+      assertSame("X" + run + next);
+    }
+  }
+});
+
 Deno.test("o200k count: seeded random strings match gpt-tokenizer", () => {
   const rand = mulberry32(20240601);
   for (let k = 0; k < 3000; k++) assertSame(randomText(rand, 24));
