@@ -124,6 +124,8 @@ function spaceEnd(s: string, i: number, n: number): number {
   return j - i >= 2 ? j - 1 : j;
 }
 
+/** `wordEnd`'s answer for a piece that only the regex can take. */
+const BY_REGEX = -2;
 /** FNV-1a hash over UTF-16 code units of the piece `wordEnd` found last. */
 let wordHash = 0;
 /** The first four characters of that piece packed as `shortPieceCount` keys them (no length). */
@@ -132,8 +134,9 @@ let wordKey = 0;
 /**
  * End of the piece starting at `i` when it is the most common piece of prose, an optional space
  * and lowercase ASCII letters, with its hash in `wordHash` and its key in `wordKey`: found,
- * hashed and packed in one pass over its characters. -1 for any other piece, and for a run that
- * a contraction or a non-ASCII letter or mark could extend (an uppercase letter ends it).
+ * hashed and packed in one pass over its characters. An uppercase letter ends the run. For a
+ * run that a non-ASCII letter or mark could extend, BY_REGEX (`pieceEnd` would give -1 too); -1
+ * for any other piece, and for a run a contraction could extend.
  */
 function wordEnd(s: string, i: number, n: number): number {
   let j = i;
@@ -151,7 +154,8 @@ function wordEnd(s: string, i: number, n: number): number {
     key |= c << (7 * (j - i));
     c = ++j < n ? s.charCodeAt(j) : 0;
   } while (c >= 97 && c <= 122);
-  if (c >= 128 || c === APOSTROPHE) return -1;
+  if (c >= 128) return BY_REGEX;
+  if (c === APOSTROPHE) return -1;
   wordHash = hash;
   wordKey = key;
   return j;
@@ -199,7 +203,7 @@ export function splitO200k(text: string, out: string[] = []): string[] {
   let i = 0;
   while (i < n) {
     let e = wordEnd(text, i, n);
-    if (e < 0) e = pieceEnd(text, i, n);
+    if (e === -1) e = pieceEnd(text, i, n);
     if (e < 0) e = regexEnd(text, i);
     out.push(text.slice(i, e));
     i = e;
@@ -345,7 +349,7 @@ function countUpTo(text: string, limit: number): number {
       i = w;
       continue;
     }
-    let e = pieceEnd(text, i, n);
+    let e = w === BY_REGEX ? -1 : pieceEnd(text, i, n);
     if (e < 0) e = regexEnd(text, i);
     const length = e - i;
     if (length <= 4) {
