@@ -7,7 +7,7 @@
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
 import { createTransport } from "../transport/select.ts";
-import { recycleResult } from "../transport/send.ts";
+import { recycleResult, type SendResult } from "../transport/send.ts";
 import { hash32 } from "../dataset/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
@@ -143,58 +143,83 @@ export async function runSlots(opts: {
         clearTimeout(cancelTimer);
         inFlight.release(cancelling);
       }
-      Atomics.sub(control, Ctl.IN_FLIGHT, 1);
-      Atomics.sub(control, own, 1);
-      Atomics.add(control, Ctl.COMPLETED, 1);
-      if (result.error) {
-        const errors = Atomics.add(control, Ctl.ERRORS, 1) + 1;
-        const threshold = plan.failedThreshold;
-        if (threshold !== undefined) {
-          const done = Atomics.load(control, Ctl.COMPLETED);
-          if (done >= (plan.armAfter ?? 0) && errors / done > threshold) {
-            Atomics.store(control, Ctl.STOP, 1);
-          }
-        }
-      }
-      if (result.cancelled) Atomics.add(control, Ctl.CANCELLED, 1);
-      const start = result.startPerf;
-      // Whole nanoseconds, as the epoch times are: the clock reads no finer, and whole numbers
-      // are kept in half the memory by the metric columns.
-      const toNs = (p: number) => Math.round((p - start) * 1e6);
-      // The arrival times become offsets in place: the result is not read again.
-      const responseNs = result.responsePerf;
-      for (let i = 0; i < responseNs.length; i++) responseNs[i] = toNs(responseNs[i]);
-      opts.sink({
-        phase: plan.phase,
-        workerId: opts.workerId,
+      finished(
+        result,
         sessionNum,
         conversationIndex,
-        conversationId: conv.sessionId,
+        conv.sessionId,
         turnIndex,
         requestId,
-        correlationId: conv.sessionId,
-        intendedStartNs: epochNs(intendedPerf ?? start),
-        startNs: epochNs(start),
-        ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
-        endNs: toNs(result.endPerf),
-        responseNs,
-        responseReasoning: result.responseReasoning === null
-          ? null
-          : Uint8Array.from(result.responseReasoning, (b) => b ? 1 : 0),
-        outputText: result.outputText,
-        reasoningText: result.reasoningText,
-        usage: result.usage,
-        httpStatus: result.httpStatus,
-        error: result.error,
-        cancelled: result.cancelled,
-      });
-      if (opts.sinkCopies) recycleResult(result);
+        intendedPerf,
+      );
       answers?.push(result.outputText);
       // A failed turn ends its conversation: later turns would build on an answer that never came.
       if (result.error) break;
     }
     Atomics.add(control, Ctl.SESSIONS_DONE, 1);
     return true;
+  }
+
+  /**
+   * Counts a request that ended and hands its record to the sink. (Kept out of `conversation`:
+   * the loop over the answer's times would make that whole async function hot enough for the
+   * optimizing compiler, in every Worker.)
+   */
+  function finished(
+    result: SendResult,
+    sessionNum: number,
+    conversationIndex: number,
+    conversationId: string,
+    turnIndex: number,
+    requestId: string,
+    intendedPerf: number | null,
+  ): void {
+    Atomics.sub(control, Ctl.IN_FLIGHT, 1);
+    Atomics.sub(control, own, 1);
+    Atomics.add(control, Ctl.COMPLETED, 1);
+    if (result.error) {
+      const errors = Atomics.add(control, Ctl.ERRORS, 1) + 1;
+      const threshold = plan.failedThreshold;
+      if (threshold !== undefined) {
+        const done = Atomics.load(control, Ctl.COMPLETED);
+        if (done >= (plan.armAfter ?? 0) && errors / done > threshold) {
+          Atomics.store(control, Ctl.STOP, 1);
+        }
+      }
+    }
+    if (result.cancelled) Atomics.add(control, Ctl.CANCELLED, 1);
+    const start = result.startPerf;
+    // Whole nanoseconds, as the epoch times are: the clock reads no finer, and whole numbers
+    // are kept in half the memory by the metric columns.
+    const toNs = (p: number) => Math.round((p - start) * 1e6);
+    // The arrival times become offsets in place: the result is not read again.
+    const responseNs = result.responsePerf;
+    for (let i = 0; i < responseNs.length; i++) responseNs[i] = toNs(responseNs[i]);
+    opts.sink({
+      phase: plan.phase,
+      workerId: opts.workerId,
+      sessionNum,
+      conversationIndex,
+      conversationId,
+      turnIndex,
+      requestId,
+      correlationId: conversationId,
+      intendedStartNs: epochNs(intendedPerf ?? start),
+      startNs: epochNs(start),
+      ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
+      endNs: toNs(result.endPerf),
+      responseNs,
+      responseReasoning: result.responseReasoning === null
+        ? null
+        : Uint8Array.from(result.responseReasoning, (b) => b ? 1 : 0),
+      outputText: result.outputText,
+      reasoningText: result.reasoningText,
+      usage: result.usage,
+      httpStatus: result.httpStatus,
+      error: result.error,
+      cancelled: result.cancelled,
+    });
+    if (opts.sinkCopies) recycleResult(result);
   }
 
   /** Closed loop: start the next conversation as soon as this slot (and a place) is free. */
