@@ -12,6 +12,9 @@ const FLUSH_MS = 100;
 /** Bytes buffered before a write. */
 const MAX_BUFFER = 64 * 1024;
 
+/** Encodes the line's text: its constant parts once, and text that is not plain ASCII. */
+const encoder = new TextEncoder();
+
 /** Epoch ns of an offset from the request start, as exact integer digits. */
 function epochNs(start: bigint, offsetNs: number): string {
   return (start + BigInt(Math.round(offsetNs))).toString();
@@ -24,7 +27,7 @@ interface Piece {
 }
 
 function piece(text: string): Piece {
-  return { text, bytes: new TextEncoder().encode(text) };
+  return { text, bytes: encoder.encode(text) };
 }
 
 /** How one record metric is written: the JSON text around its value, and its unit divisor. */
@@ -329,7 +332,6 @@ export interface RecordWriterOptions {
  */
 export class RecordWriter {
   #file: Deno.FsFile;
-  #enc = new TextEncoder();
   #buf: Uint8Array;
   #used = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -473,11 +475,11 @@ export class RecordWriter {
     if (this.#used + s.length * 3 > this.#buf.length) {
       this.flush();
       if (s.length * 3 > this.#buf.length) {
-        this.#writeAll(this.#enc.encode(s));
+        this.#writeAll(encoder.encode(s));
         return;
       }
     }
-    this.#used += this.#enc.encodeInto(s, this.#buf.subarray(this.#used)).written;
+    this.#used += encoder.encodeInto(s, this.#buf.subarray(this.#used)).written;
   }
 
   /** Ends a line: its newline, and a timed flush if none is pending. */

@@ -48,11 +48,11 @@ const RECORD_TAGS: readonly string[] = RECORD_DEFS.map((d) => d.tag);
 /** Whether each of `RECORD_TAGS` is a list metric (several values a request). */
 const IS_LIST: readonly boolean[] = RECORD_DEFS.map((d) => d.flags.includes("list"));
 
-/** A metric with more values than its column keeps: `count` pushed, more than the `kept` cap. */
+/** A metric with more values than its column keeps: `count` pushed, more than its `cap`. */
 export interface SampledMetric {
   tag: string;
   count: number;
-  kept: number;
+  cap: number;
 }
 
 /** Prefix of the error-adjusted variants of latency metrics. */
@@ -61,7 +61,8 @@ export const ADJUSTED_PREFIX = "adj_";
 /**
  * Collects one phase's requests (make one per phase: warmup and profiling are reported apart).
  * `add` each finished request with its record metrics; `summary()` gives exact statistics (a
- * metric with more values than its column keeps has sampled percentiles: `sampledMetrics()`),
+ * metric with more values than its column keeps has percentiles read from a histogram:
+ * `sampledMetrics()`),
  * `snapshot()` cheap ones for live display.
  */
 export class MetricsAggregator {
@@ -139,7 +140,7 @@ export class MetricsAggregator {
     for (const def of METRICS) {
       const col = this.#columns.get(def.tag);
       if (col === undefined || col.exact || def.flags.includes("hidden")) continue;
-      out.push({ tag: def.tag, count: col.count, kept: col.cap });
+      out.push({ tag: def.tag, count: col.count, cap: col.cap });
     }
     return out;
   }

@@ -59,7 +59,7 @@ export function samplingWarnings(sampled: readonly SampledMetric[], phase = ""):
   const n = (x: number) => x.toLocaleString("en-US");
   const which = phase === "" ? "" : `${phase} `;
   return sampled.map((m) =>
-    `warning: ${which}${m.tag} has ${n(m.count)} values, more than the ${n(m.kept)} kept ` +
+    `warning: ${which}${m.tag} has ${n(m.count)} values, more than the ${n(m.cap)} kept ` +
     `exactly; its percentiles come from a histogram of all of them, within ${WITHIN} (its ` +
     `count, average, min, max and std are exact)`
   );

@@ -234,7 +234,7 @@ Deno.test("MetricsAggregator: past the list cap, the summary's percentiles are e
   close(icl.min as number, sorted[0] / MS);
   close(icl.max as number, sorted[sorted.length - 1] / MS);
   assert.deepEqual(agg.sampledMetrics(), [
-    { tag: "inter_chunk_latency", count: gaps.length, kept: 1000 },
+    { tag: "inter_chunk_latency", count: gaps.length, cap: 1000 },
   ]);
 });
 
@@ -269,20 +269,20 @@ Deno.test("MetricsAggregator: a list metric keeps LIST_CAP values (or listCap, o
   };
   const big = answer(LIST_CAP + 5);
   assert.deepEqual(sampled(new MetricsAggregator(), big), [
-    { tag: "inter_chunk_latency", count: LIST_CAP + 5, kept: LIST_CAP },
+    { tag: "inter_chunk_latency", count: LIST_CAP + 5, cap: LIST_CAP },
   ]);
   assert.deepEqual(sampled(new MetricsAggregator(), answer(LIST_CAP)), []);
   // listCap sets it; a cap (of every column) lower than LIST_CAP lowers it too.
   assert.deepEqual(sampled(new MetricsAggregator({ listCap: 3 }), answer(7)), [
-    { tag: "inter_chunk_latency", count: 7, kept: 3 },
+    { tag: "inter_chunk_latency", count: 7, cap: 3 },
   ]);
   assert.deepEqual(sampled(new MetricsAggregator({ cap: 4 }), answer(7)), [
-    { tag: "inter_chunk_latency", count: 7, kept: 4 },
+    { tag: "inter_chunk_latency", count: 7, cap: 4 },
   ]);
   // A list cap leaves per-request metrics whole: 5 requests with listCap 3 sample only the gaps.
   const agg = new MetricsAggregator({ listCap: 3 });
   for (let i = 0; i < 4; i++) sampled(agg, answer(2));
-  assert.deepEqual(sampled(agg, answer(2)), [{ tag: "inter_chunk_latency", count: 10, kept: 3 }]);
+  assert.deepEqual(sampled(agg, answer(2)), [{ tag: "inter_chunk_latency", count: 10, cap: 3 }]);
   assert.equal(get(agg.summary(), "request_latency").count, 5);
 });
 
@@ -301,13 +301,13 @@ Deno.test("MetricsAggregator.sampledMetrics: the metrics past their column's cap
   assert.deepEqual(agg.sampledMetrics(), []);
   add();
   // 30 gaps, 20 kept; per-request metrics hold 3 values each.
-  assert.deepEqual(agg.sampledMetrics(), [{ tag: "inter_chunk_latency", count: 30, kept: 20 }]);
+  assert.deepEqual(agg.sampledMetrics(), [{ tag: "inter_chunk_latency", count: 30, cap: 20 }]);
   const [w, ...rest] = samplingWarnings(agg.sampledMetrics());
   assert.deepEqual(rest, []);
   assert.match(w, /^warning: inter_chunk_latency has 30 values, more than the 20 kept/);
   assert.match(w, /percentiles come from a histogram of all of them/);
   assert.deepEqual(
-    samplingWarnings([{ tag: "x", count: 12_345_678, kept: 8_388_608 }]),
+    samplingWarnings([{ tag: "x", count: 12_345_678, cap: 8_388_608 }]),
     [
       "warning: x has 12,345,678 values, more than the 8,388,608 kept exactly; its percentiles " +
       "come from a histogram of all of them, within 0.025% (its count, average, min, max and " +
