@@ -4,8 +4,17 @@
  * concurrency, answer length and server timing, and reports what the client costs.
  *
  * Per point: completed requests/s, SSE events/s (content events: requests × tokens), client CPU
- * per request and per 1,000 events (net of the CLI's fixed start-up and report cost, measured once
- * with a 1-request run), peak RSS, and the error of the reported TTFT and ITL (p50, p99).
+ * per request and per 1,000 events, peak RSS, and the error of the reported TTFT and ITL (p50,
+ * p99).
+ *
+ * CPU per request and per event is the marginal cost: each client also runs the point with a
+ * quarter of the requests just before, and the difference in CPU is divided by the difference in
+ * requests. What a run costs once (start-up, the optimizing compiler's work on the hot code in
+ * each isolate over the first seconds, opening the connections, the report) drops out, for the
+ * baseline reader as for reprise. The whole run's cost, net of the CLI's fixed cost measured once
+ * with a 1-request run (which holds start-up and the report, not the compiling), is kept beside it
+ * (`whole` in the JSON, "whole runs" in the lines under the rows); `--whole` skips the shorter
+ * runs and reports that alone.
  *
  * The TTFT and ITL errors are measured per request against what the mock really did: it runs with
  * `--timing-log` and logs, per `X-Request-ID`, when it handed the first and last token to the
@@ -28,7 +37,7 @@
  * the N runs and the median of the N ratios of a reprise run to the baseline run beside it.
  *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
- * --baseline, --seconds N (target length of a point, default 3), --repeat N (default 1),
+ * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a point, default 3), --repeat N (default 1),
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
  * --only c=64|512,tok=256 (filter; `|` separates the values kept). Needs /usr/bin/time (GNU time)
  * for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
@@ -50,6 +59,7 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     transport: { type: "string", default: "both" },
     baseline: { type: "boolean", default: false },
+    whole: { type: "boolean", default: false },
     seconds: { type: "string", default: "3" },
     repeat: { type: "string", default: "1" },
     "workers-max": { type: "string" },
@@ -75,11 +85,18 @@ interface Measured {
   requestsPerSecond: number;
   eventsPerSecond: number;
   cpuSeconds: number;
-  /** CPU net of the fixed start-up cost, per request and per 1,000 events. */
+  /**
+   * CPU per request, per 1,000 events, and events per CPU second (the per-core rate): the
+   * marginal cost, from this run less the shorter run beside it (`short`), or the whole run's
+   * (`whole`) when there is none.
+   */
   cpuMsPerRequest: number;
   cpuMsPer1kEvents: number;
-  /** Events per CPU second (net): the per-core rate. */
   eventsPerCpuSecond: number;
+  /** The same from this run alone, net of the CLI's fixed cost (a one-request run). */
+  whole: Cost;
+  /** The shorter run of the same client and point whose CPU and requests were subtracted. */
+  short?: { requests: number; cpuSeconds: number };
   peakRssMb: number;
   /** Reported TTFT − the mock's logged first-token send time, per request. */
   ttftVsServerMs?: Percentiles;
@@ -97,8 +114,53 @@ interface Measured {
   itlVsConfiguredMs?: Percentiles;
   /** Which of the point's `--repeat` runs this was, from 0. */
   run?: number;
-  /** Against the baseline run just before it: share of its events per CPU second, CPU ratio. */
-  vsBaseline?: { share: number; cpuRatio: number };
+  /**
+   * Against the baseline run just before it: share of its events per CPU second, CPU ratio, and
+   * the CPU ratio of the whole runs.
+   */
+  vsBaseline?: { share: number; cpuRatio: number; wholeCpuRatio: number };
+}
+
+/** What a client's CPU comes to per request and per event. */
+interface Cost {
+  cpuMsPerRequest: number;
+  cpuMsPer1kEvents: number;
+  eventsPerCpuSecond: number;
+}
+
+/** `cpu` seconds spent on `requests` answers of `tokens` events each. */
+function cost(cpu: number, requests: number, tokens: number): Cost {
+  const net = Math.max(cpu, 1e-6);
+  const events = Math.max(requests * tokens, 1);
+  return {
+    cpuMsPerRequest: (net * 1000) / Math.max(requests, 1),
+    cpuMsPer1kEvents: (net * 1e6) / events,
+    eventsPerCpuSecond: events / net,
+  };
+}
+
+/**
+ * `long` with its marginal cost: what its requests beyond `short`'s cost. Start-up, compiling the
+ * hot code (each isolate compiles it again, over the first seconds), opening the connections and
+ * the report at the end happen once a run, in both runs alike, and drop out.
+ */
+function marginal(short: Measured, long: Measured): Measured {
+  const requests = long.requests - short.requests;
+  if (requests <= 0) return long;
+  return {
+    ...long,
+    ...cost(long.cpuSeconds - short.cpuSeconds, requests, long.point.tokens),
+    short: { requests: short.requests, cpuSeconds: short.cpuSeconds },
+  };
+}
+
+/**
+ * Requests of the shorter run for a point of `requests`: a quarter, at least one round of the
+ * slots; 0 (no shorter run) when that leaves too few to tell apart.
+ */
+function shortCount(p: Point, requests: number): number {
+  const n = Math.max(p.concurrency, Math.round(requests / 4));
+  return n <= requests / 2 ? n : 0;
 }
 
 interface Percentiles {
@@ -400,7 +462,10 @@ interface MockHandle {
   timing: TimingLogTail;
 }
 
-/** Runs reprise at one point; `fixedCpu` is the start-up cost subtracted. */
+/**
+ * Runs reprise at one point for `requests` requests; `fixedCpu` is the start-up cost subtracted
+ * for the whole-run figures. `timing` joins its records with the mock's log (TTFT and ITL error).
+ */
 async function runReprise(
   transport: string,
   p: Point,
@@ -408,8 +473,9 @@ async function runReprise(
   input: string,
   dir: string,
   fixedCpu: number,
+  requests: number,
+  timing: boolean,
 ): Promise<Measured> {
-  const requests = requestCount(p, Number(values.seconds));
   const artifacts = await Deno.makeTempDir({ dir });
   const res = await timed(
     profileArgs(mock.url, input, artifacts, transport, p.concurrency, requests),
@@ -419,13 +485,15 @@ async function runReprise(
   }
   const runDir = join(artifacts, [...Deno.readDirSync(artifacts)][0].name);
   const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
-  const truth = await versusServer(join(runDir, "profile_export.jsonl"), mock.timing, p);
+  const truth = timing
+    ? await versusServer(join(runDir, "profile_export.jsonl"), mock.timing, p)
+    : {};
   await Deno.remove(artifacts, { recursive: true });
   const completed = summary.request_count?.avg ?? requests;
   const duration = summary.benchmark_duration?.avg ?? res.wall;
   const errors = Math.round((summary.request_error_rate?.avg ?? 0) * completed);
-  const netCpu = Math.max(res.cpu - fixedCpu, 1e-6);
   const events = completed * p.tokens;
+  const whole = cost(res.cpu - fixedCpu, completed, p.tokens);
   const err = (m: Percentiles | undefined, configured: number) =>
     m ? { p50: m.p50 - configured, p99: m.p99 - configured } : undefined;
   return {
@@ -437,9 +505,8 @@ async function runReprise(
     requestsPerSecond: completed / duration,
     eventsPerSecond: events / duration,
     cpuSeconds: res.cpu,
-    cpuMsPerRequest: (netCpu * 1000) / completed,
-    cpuMsPer1kEvents: (netCpu * 1e6) / events,
-    eventsPerCpuSecond: events / netCpu,
+    ...whole,
+    whole,
     peakRssMb: res.rssMb,
     ...truth,
     ttftVsConfiguredMs: err(summary.time_to_first_token, p.ttftMs),
@@ -469,17 +536,19 @@ async function baselineVersusServer(file: string, timing: TimingLogTail) {
   };
 }
 
+/** Runs the baseline reader at one point; the arguments are as for {@link runReprise}. */
 async function runBaseline(
   p: Point,
   mock: MockHandle,
   input: string,
   fixedCpu: number,
   dir: string,
+  requests: number,
+  timing: boolean,
 ): Promise<Measured> {
   const url = mock.url;
-  const requests = requestCount(p, Number(values.seconds));
   // Only where the server waits before the first token: elsewhere the reader's cost is the point.
-  const timingsFile = p.ttftMs > 0 ? join(dir, "baseline_timings.jsonl") : null;
+  const timingsFile = timing && p.ttftMs > 0 ? join(dir, "baseline_timings.jsonl") : null;
   const res = await timed([
     Deno.execPath(),
     "run",
@@ -498,8 +567,8 @@ async function runBaseline(
   if (res.code !== 0) throw new Error(`baseline exited with ${res.code}: ${res.stderr}`);
   const truth = timingsFile ? await baselineVersusServer(timingsFile, mock.timing) : {};
   const out = JSON.parse(res.stdout.trim().split("\n").pop()!);
-  const netCpu = Math.max(res.cpu - fixedCpu, 1e-6);
   const events = out.requests * p.tokens;
+  const whole = cost(res.cpu - fixedCpu, out.requests, p.tokens);
   return {
     client: "baseline",
     point: p,
@@ -509,9 +578,8 @@ async function runBaseline(
     requestsPerSecond: out.requests / out.seconds,
     eventsPerSecond: events / out.seconds,
     cpuSeconds: res.cpu,
-    cpuMsPerRequest: (netCpu * 1000) / out.requests,
-    cpuMsPer1kEvents: (netCpu * 1e6) / events,
-    eventsPerCpuSecond: events / netCpu,
+    ...whole,
+    whole,
     peakRssMb: res.rssMb,
     ...truth,
   };
@@ -565,10 +633,11 @@ const HEADER = [
 ].join(" ");
 
 /** A reprise run against the baseline run beside it. */
-function versus(base: Measured, m: Measured): { share: number; cpuRatio: number } {
+function versus(base: Measured, m: Measured): NonNullable<Measured["vsBaseline"]> {
   return {
     share: m.eventsPerCpuSecond / base.eventsPerCpuSecond,
     cpuRatio: m.cpuMsPer1kEvents / base.cpuMsPer1kEvents,
+    wholeCpuRatio: m.whole.cpuMsPer1kEvents / base.whole.cpuMsPer1kEvents,
   };
 }
 
@@ -595,8 +664,12 @@ function spread(ms: Measured[]): string {
   if (pairs.length > 0) {
     const shares = pairs.map((v) => 100 * v.share);
     const ratios = pairs.map((v) => v.cpuRatio);
+    const wholes = pairs.map((v) => v.wholeCpuRatio);
     out += `; against the baseline run beside each: ${fmt(median(shares), 0)}% ` +
       `(${range(shares, 0)}%), ${fmt(median(ratios), 2)}x (${range(ratios, 2)}x)`;
+    if (ms.some((m) => m.short)) {
+      out += `; whole runs ${fmt(median(wholes), 2)}x (${range(wholes, 2)}x)`;
+    }
   }
   const missing = ms.reduce((n, m) => n + (m.timingMissing ?? 0), 0);
   if (missing > 0) out += `; ${missing} requests missing from the mock's timing log`;
@@ -643,7 +716,11 @@ async function main(): Promise<void> {
       ])
       : null;
     console.log(
-      `fixed cost subtracted: reprise ${fixed.cpu.toFixed(2)} CPU s` +
+      (values.whole
+        ? "CPU per request and event: each whole run's"
+        : "CPU per request and event: marginal, a run less one with a quarter of its requests; " +
+          "whole runs'") +
+        ` net of a fixed cost of reprise ${fixed.cpu.toFixed(2)} CPU s` +
         (fixedBase ? `, baseline ${fixedBase.cpu.toFixed(2)} CPU s` : "") +
         `; workers-max ${
           values["workers-max"] ?? "default"
@@ -670,27 +747,41 @@ async function main(): Promise<void> {
       mocks.add(mock);
       try {
         const input = inputs.get(p.tokens)!;
+        const requests = requestCount(p, Number(values.seconds));
+        const short = values.whole ? 0 : shortCount(p, requests);
         const bases: Measured[] = [];
         const runs = new Map<string, Measured[]>(transports.map((t) => [t, []]));
         for (let i = 0; i < repeat; i++) {
           let base: Measured | undefined;
           if (values.baseline) {
-            base = { ...(await runBaseline(p, mock, input, fixedBase!.cpu, dir)), run: i };
+            // The shorter run first, each client's two runs back to back.
+            const before = short > 0
+              ? await runBaseline(p, mock, input, fixedBase!.cpu, dir, short, false)
+              : undefined;
+            base = await runBaseline(p, mock, input, fixedBase!.cpu, dir, requests, true);
+            base = { ...(before ? marginal(before, base) : base), run: i };
             results.push(base);
             bases.push(base);
             if (repeat === 1) console.log(row(base));
           }
           for (const t of transports) {
             try {
-              const m: Measured = {
-                ...(await runReprise(t, p, mock, input, dir, fixed.cpu)),
-                run: i,
-              };
+              const before = short > 0
+                ? await runReprise(t, p, mock, input, dir, fixed.cpu, short, false)
+                : undefined;
+              let m = await runReprise(t, p, mock, input, dir, fixed.cpu, requests, true);
+              m = { ...(before ? marginal(before, m) : m), run: i };
               if (base) m.vsBaseline = versus(base, m);
               results.push(m);
               runs.get(t)!.push(m);
               if (repeat === 1) {
                 console.log(row(m, base));
+                if (m.short) {
+                  console.log(
+                    `  whole run: ${fmt(m.whole.cpuMsPer1kEvents, 2)} ms/1k ev` +
+                      (m.vsBaseline ? `, ${fmt(m.vsBaseline.wholeCpuRatio, 2)}x` : ""),
+                  );
+                }
                 if (m.timingMissing) {
                   console.log(`  ${m.timingMissing} requests missing from the mock's timing log`);
                 }
