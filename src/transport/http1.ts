@@ -247,6 +247,12 @@ class Connection {
 interface Target {
   url: URL;
   origin: Origin;
+  /** The request line, `POST /path?query HTTP/1.1\r\n`, as bytes. */
+  line: Uint8Array;
+  /** The `Host` header line, written unless the caller gives one. */
+  hostLine: Uint8Array;
+  /** The `Authorization` line from the URL's credentials (as fetch does); null without any. */
+  authLine: Uint8Array | null;
 }
 
 /** Where requests go: one pool of idle connections per origin. */
@@ -520,61 +526,124 @@ function parseHead(text: string): Head {
 /** Header names this transport writes itself (a user's value for them would break framing). */
 const OWN_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
 
-/** Header names already checked: the same few come with every request. */
-const checkedNames = new Set<string>();
+/** A header name as this transport writes it: checked and encoded once. */
+interface HeaderName {
+  /** `name: ` as bytes. */
+  lead: Uint8Array;
+  /** One of OWN_HEADERS: not written. */
+  own: boolean;
+  host: boolean;
+  auth: boolean;
+}
 
-/** True for a valid header name (an HTTP token). */
-function validName(name: string): boolean {
-  if (checkedNames.has(name)) return true;
-  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return false;
-  if (checkedNames.size < 1024) checkedNames.add(name);
+/**
+ * Header names seen so far, null for an invalid one: the same few come with every request, so
+ * each is checked, lower-cased and encoded once rather than per request.
+ */
+const headerNames = new Map<string, HeaderName | null>();
+
+/** What `name` is to this transport; null when it is not a valid header name (an HTTP token). */
+function headerName(name: string): HeaderName | null {
+  let info = headerNames.get(name);
+  if (info === undefined) {
+    const lower = name.toLowerCase();
+    info = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)
+      ? {
+        lead: encoder.encode(`${name}: `),
+        own: OWN_HEADERS.has(lower),
+        host: lower === "host",
+        auth: lower === "authorization",
+      }
+      : null;
+    if (headerNames.size < 1024) headerNames.set(name, info);
+  }
+  return info;
+}
+
+/**
+ * True when `value` can be sent as a header value: a byte string (each character below 256,
+ * written as one byte, as fetch sends it) without CR, LF or NUL.
+ */
+function validValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 255 || c === 13 || c === 10 || c === 0) return false;
+  }
   return true;
 }
 
-/** The request head; throws on a header that could not be sent as is. */
-function requestHead(
-  url: URL,
-  origin: Origin,
-  headers: Record<string, string>,
-  bodyLength: number,
-): string {
-  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  let hasHost = false;
-  let hasAuth = false;
-  for (const name in headers) {
-    const value = String(headers[name]);
-    const lower = name.toLowerCase();
-    if (OWN_HEADERS.has(lower)) continue;
-    if (lower === "host") hasHost = true;
-    if (lower === "authorization") hasAuth = true;
-    if (/[\r\n\0]/.test(value) || !validName(name)) {
-      throw new TypeError(`header ${JSON.stringify(name)} has an invalid name or value`);
-    }
-    head += `${name}: ${value}\r\n`;
-  }
-  if (!hasHost) head += `host: ${origin.host}\r\n`;
-  if (!hasAuth && (url.username || url.password)) {
-    // As fetch does: credentials in the URL become Basic authentication.
-    const cred = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    head += `authorization: Basic ${btoa(String.fromCharCode(...encoder.encode(cred)))}\r\n`;
-  }
-  head += `content-length: ${bodyLength}\r\n\r\n`;
-  return head;
+function invalidHeader(name: string): TypeError {
+  return new TypeError(`header ${JSON.stringify(name)} has an invalid name or value`);
 }
 
-/** The request's bytes: head and body in one write. */
+const CONTENT_LENGTH = encoder.encode("content-length: ");
+
+/** Copies `src` into `out` at `at`; returns where it ends. Short pieces by a loop. */
+function put(out: Uint8Array, at: number, src: Uint8Array): number {
+  if (src.length > 16) out.set(src, at);
+  else for (let i = 0; i < src.length; i++) out[at + i] = src[i];
+  return at + src.length;
+}
+
+/**
+ * The request's bytes, head and body, for one write; throws on a header that could not be sent
+ * as is. The head's constant parts are bytes kept with the target and the header names; values
+ * are written a character a byte, with no string built for the head.
+ */
 function requestMessage(
   target: Target,
   headers: Record<string, string>,
   body: string | Uint8Array,
 ): Uint8Array {
   const bodyBytes = typeof body === "string" ? encoder.encode(body) : body;
-  const headText = requestHead(target.url, target.origin, headers, bodyBytes.length);
-  const message = new Uint8Array(headText.length + bodyBytes.length);
-  // The head is ASCII (validated above), so one byte per character.
-  encoder.encodeInto(headText, message);
-  message.set(bodyBytes, headText.length);
-  return message;
+  // Checked and measured first, written after: the message is made at its size.
+  let size = target.line.length;
+  let hasHost = false;
+  let hasAuth = false;
+  for (const name in headers) {
+    const info = headerName(name);
+    if (info === null) throw invalidHeader(name);
+    if (info.own) continue;
+    const value = String(headers[name]);
+    if (!validValue(value)) throw invalidHeader(name);
+    if (info.host) hasHost = true;
+    if (info.auth) hasAuth = true;
+    size += info.lead.length + value.length + 2;
+  }
+  const auth = hasAuth ? null : target.authLine;
+  if (!hasHost) size += target.hostLine.length;
+  if (auth !== null) size += auth.length;
+  const length = bodyBytes.length;
+  let digits = 1;
+  for (let p = 10; p <= length; p *= 10) digits++;
+  size += CONTENT_LENGTH.length + digits + 4;
+
+  const out = new Uint8Array(size + length);
+  let at = put(out, 0, target.line);
+  for (const name in headers) {
+    const info = headerNames.get(name) ?? headerName(name)!;
+    if (info.own) continue;
+    const value = String(headers[name]);
+    at = put(out, at, info.lead);
+    for (let i = 0; i < value.length; i++) out[at++] = value.charCodeAt(i);
+    out[at++] = CR;
+    out[at++] = LF;
+  }
+  if (!hasHost) at = put(out, at, target.hostLine);
+  if (auth !== null) at = put(out, at, auth);
+  at = put(out, at, CONTENT_LENGTH);
+  for (let k = at + digits - 1, n = length; k >= at; k--) {
+    const q = Math.floor(n / 10);
+    out[k] = 48 + n - q * 10;
+    n = q;
+  }
+  at += digits;
+  out[at++] = CR;
+  out[at++] = LF;
+  out[at++] = CR;
+  out[at++] = LF;
+  out.set(bodyBytes, at);
+  return out;
 }
 
 /** The longest time between two checks of the requests' deadlines. */
@@ -698,7 +767,23 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     let t = targets.get(raw);
     if (t === undefined) {
       const url = new URL(raw);
-      t = { url, origin: originOf(url) };
+      const origin = originOf(url);
+      let authLine: Uint8Array | null = null;
+      if (url.username || url.password) {
+        // As fetch does: credentials in the URL become Basic authentication.
+        const cred = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+        authLine = encoder.encode(
+          `authorization: Basic ${btoa(String.fromCharCode(...encoder.encode(cred)))}\r\n`,
+        );
+      }
+      t = {
+        url,
+        origin,
+        // The path and query are percent-encoded by URL, the host punycoded: ASCII.
+        line: encoder.encode(`POST ${url.pathname}${url.search} HTTP/1.1\r\n`),
+        hostLine: encoder.encode(`host: ${origin.host}\r\n`),
+        authLine,
+      };
       // A run sends to one URL or a few: the map only grows without bound if misused.
       if (targets.size >= 256) targets.clear();
       targets.set(raw, t);

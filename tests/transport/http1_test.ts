@@ -100,6 +100,45 @@ Deno.test("http1: request line, Host, Content-Length and the given headers are w
   }
 });
 
+Deno.test("http1: header values are byte strings; the URL's credentials become Basic authentication", async () => {
+  const seen: string[] = [];
+  const srv = rawServer(async (conn, request) => {
+    seen.push(request);
+    await conn.write(
+      enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
+    );
+    return true;
+  });
+  const t = createHttp1Transport();
+  try {
+    const url = new URL(srv.url);
+    url.username = "user";
+    url.password = "pa ss";
+    // "é" is U+00E9: one byte on the wire, as fetch sends it (the server decodes it as UTF-8,
+    // where a lone 0xE9 is not a character: U+FFFD). Sent as UTF-8 it would read back "é".
+    let r = await t.send(opts(url.href, { headers: { "X-Name": "café", "X-Other": "2" } }));
+    assert.equal(r.error, null);
+    assert.match(seen[0], /\r\nX-Name: caf\uFFFD\r\nX-Other: 2\r\n/);
+    assert.match(seen[0], new RegExp(`\r\nauthorization: Basic ${btoa("user:pa ss")}\r\n`));
+    assert.ok(seen[0].endsWith('\r\n\r\n{"stream":true}'));
+    // The caller's own Host and Authorization replace the transport's.
+    r = await t.send(
+      opts(url.href, { headers: { Host: "example.test", Authorization: "Bearer k" } }),
+    );
+    assert.equal(r.error, null);
+    assert.match(seen[1], /\r\nHost: example\.test\r\nAuthorization: Bearer k\r\n/);
+    assert.doesNotMatch(seen[1], /\r\nhost:|Basic/);
+    // A character past U+00FF has no byte: refused, as fetch refuses it.
+    r = await t.send(opts(url.href, { headers: { "X-Name": "日本" } }));
+    assert.equal(r.error?.type, "ConnectionError");
+    assert.match(r.error!.message, /X-Name.*invalid name or value/);
+    assert.equal(seen.length, 2);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
 Deno.test("http1: chunk framing split byte by byte across reads is decoded", async () => {
   const body = chunked(chunk("a") + chunk("é")) + chunked(chunk("c")) +
     chunked("data: [DONE]\n\n") + "0\r\n\r\n";
