@@ -891,7 +891,17 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
           // Usually one write takes it all: no extra async step for the rest.
           const n = await c.conn.write(message);
           if (n < message.length) await c.writeAll(message.subarray(n));
-          head = await readHead(c, heads);
+          // The head, a read at a time (written out here, as the body's reads are below: an
+          // async function would be one more suspended frame for every request waiting).
+          while ((head = headOf(c, heads)) === null) {
+            if (!c.filled(await c.conn.read(c.space()))) {
+              throw new Error(
+                c.end === c.start
+                  ? "the server closed the connection without answering"
+                  : "the server closed the connection in the middle of the headers",
+              );
+            }
+          }
         } catch (e) {
           if (reused && attempt === 0 && c.start === c.end && !cancel.cancelled) {
             active.delete(c);
@@ -1028,23 +1038,18 @@ class HeadCache {
   }
 }
 
-/** Reads and parses the response head, skipping `100 Continue`-style interim answers. */
-async function readHead(c: Connection, cache: HeadCache): Promise<Head> {
+/**
+ * The response head, parsed from the connection's unread bytes, skipping `100 Continue`-style
+ * interim answers; null while it is incomplete (read more and call again).
+ */
+function headOf(c: Connection, cache: HeadCache): Head | null {
   for (;;) {
-    let endAt = headEnd(c.buf, c.start, c.end);
-    while (endAt === -1) {
+    const endAt = headEnd(c.buf, c.start, c.end);
+    if (endAt === -1) {
       if (c.end - c.start > MAX_HEAD_BYTES) {
         throw new ProtocolError(`response headers larger than ${MAX_HEAD_BYTES} bytes`);
       }
-      if (!c.filled(await c.conn.read(c.space()))) {
-        throw new Error(
-          c.end === c.start
-            ? "the server closed the connection without answering"
-            : "the server closed the connection in the middle of the headers",
-        );
-      }
-      // Heads are small: searching them again from the start costs little.
-      endAt = headEnd(c.buf, c.start, c.end);
+      return null;
     }
     const from = c.start;
     c.start = endAt;

@@ -299,6 +299,69 @@ Deno.test("http1: a malformed answer is an InvalidResponse record", async (t) =>
   }
 });
 
+Deno.test("http1: interim 1xx answers are skipped, also split across reads", async () => {
+  const srv = rawServer(async (conn) => {
+    const parts = [
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early",
+      " Hints\r\nlink: </a>\r\n\r\n",
+      SSE_HEAD.slice(0, 20),
+      SSE_HEAD.slice(20) + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n",
+    ];
+    for (const part of parts) {
+      await conn.write(enc.encode(part));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return true;
+  });
+  const t = createHttp1Transport();
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await t.send(opts(srv.url));
+      assert.equal(r.error, null, JSON.stringify(r.error));
+      assert.equal(r.httpStatus, 200);
+      assert.equal(r.outputText, "ok");
+    }
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
+Deno.test("http1: a head too large, or cut off by the server, is an error record", async (t) => {
+  const answers: Record<string, [string, string, RegExp]> = {
+    "too large": [
+      "HTTP/1.1 200 OK\r\n" + `x-big: ${"a".repeat(70_000)}\r\n`,
+      "InvalidResponse",
+      /larger than 65536 bytes/,
+    ],
+    "closed in the head": [
+      "HTTP/1.1 200 OK\r\ncontent-",
+      "ConnectionError",
+      /middle of the headers/,
+    ],
+    "closed without an answer": ["", "ConnectionError", /without answering/],
+  };
+  let next = "";
+  const srv = rawServer(async (conn) => {
+    if (next !== "") await conn.write(enc.encode(next));
+    return false;
+  });
+  const tr = createHttp1Transport();
+  try {
+    for (const [k, [answer, type, message]] of Object.entries(answers)) {
+      await t.step(k, async () => {
+        next = answer;
+        const r = await tr.send(opts(srv.url));
+        assert.equal(r.error?.type, type, JSON.stringify(r.error));
+        assert.match(r.error!.message, message);
+      });
+    }
+  } finally {
+    tr.close();
+    await srv.close();
+  }
+});
+
 Deno.test("http1: an invalid header value is refused without sending", async () => {
   const t = createHttp1Transport();
   const r = await t.send(opts("http://127.0.0.1:1/x", { headers: { "x-bad": "a\r\nb: c" } }));
