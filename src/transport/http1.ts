@@ -585,6 +585,12 @@ function put(out: Uint8Array, at: number, src: Uint8Array): number {
   return at + src.length;
 }
 
+/** Writes `s`, a byte string (see `validValue`), a character a byte at `at`; returns its end. */
+function putByteString(out: Uint8Array, at: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out[at++] = s.charCodeAt(i);
+  return at;
+}
+
 /**
  * The request's bytes, head and body, for one write; throws on a header that could not be sent
  * as is. The head's constant parts are bytes kept with the target and the header names; values
@@ -613,31 +619,22 @@ function requestMessage(
   const auth = hasAuth ? null : target.authLine;
   if (!hasHost) size += target.hostLine.length;
   if (auth !== null) size += auth.length;
-  const length = bodyBytes.length;
-  let digits = 1;
-  for (let p = 10; p <= length; p *= 10) digits++;
-  size += CONTENT_LENGTH.length + digits + 4;
+  const length = String(bodyBytes.length);
+  size += CONTENT_LENGTH.length + length.length + 4;
 
-  const out = new Uint8Array(size + length);
+  const out = new Uint8Array(size + bodyBytes.length);
   let at = put(out, 0, target.line);
   for (const name in headers) {
-    const info = headerNames.get(name) ?? headerName(name)!;
+    const info = headerName(name)!;
     if (info.own) continue;
     const value = String(headers[name]);
-    at = put(out, at, info.lead);
-    for (let i = 0; i < value.length; i++) out[at++] = value.charCodeAt(i);
+    at = putByteString(out, put(out, at, info.lead), value);
     out[at++] = CR;
     out[at++] = LF;
   }
   if (!hasHost) at = put(out, at, target.hostLine);
   if (auth !== null) at = put(out, at, auth);
-  at = put(out, at, CONTENT_LENGTH);
-  for (let k = at + digits - 1, n = length; k >= at; k--) {
-    const q = Math.floor(n / 10);
-    out[k] = 48 + n - q * 10;
-    n = q;
-  }
-  at += digits;
+  at = putByteString(out, put(out, at, CONTENT_LENGTH), length);
   out[at++] = CR;
   out[at++] = LF;
   out[at++] = CR;
