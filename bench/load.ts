@@ -37,7 +37,8 @@
  * the N runs and the median of the N ratios of a reprise run to the baseline run beside it.
  *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
- * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a point, default 3), --repeat N (default 1),
+ * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a
+ * point, default 3), --repeat N (default 1),
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
  * --only c=64|512,tok=256 (filter; `|` separates the values kept). Needs /usr/bin/time (GNU time)
  * for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
@@ -152,6 +153,20 @@ function marginal(short: Measured, long: Measured): Measured {
     ...cost(long.cpuSeconds - short.cpuSeconds, requests, long.point.tokens),
     short: { requests: short.requests, cpuSeconds: short.cpuSeconds },
   };
+}
+
+/**
+ * A client's run of `requests` at a point, with its marginal cost when `short` > 0: the shorter
+ * run goes first, back to back with it; only the longer one is joined with the mock's log.
+ */
+async function measure(
+  run: (requests: number, timing: boolean) => Promise<Measured>,
+  requests: number,
+  short: number,
+): Promise<Measured> {
+  const before = short > 0 ? await run(short, false) : undefined;
+  const m = await run(requests, true);
+  return before ? marginal(before, m) : m;
 }
 
 /**
@@ -754,23 +769,28 @@ async function main(): Promise<void> {
         for (let i = 0; i < repeat; i++) {
           let base: Measured | undefined;
           if (values.baseline) {
-            // The shorter run first, each client's two runs back to back.
-            const before = short > 0
-              ? await runBaseline(p, mock, input, fixedBase!.cpu, dir, short, false)
-              : undefined;
-            base = await runBaseline(p, mock, input, fixedBase!.cpu, dir, requests, true);
-            base = { ...(before ? marginal(before, base) : base), run: i };
+            base = {
+              ...(await measure(
+                (n, timing) => runBaseline(p, mock, input, fixedBase!.cpu, dir, n, timing),
+                requests,
+                short,
+              )),
+              run: i,
+            };
             results.push(base);
             bases.push(base);
             if (repeat === 1) console.log(row(base));
           }
           for (const t of transports) {
             try {
-              const before = short > 0
-                ? await runReprise(t, p, mock, input, dir, fixed.cpu, short, false)
-                : undefined;
-              let m = await runReprise(t, p, mock, input, dir, fixed.cpu, requests, true);
-              m = { ...(before ? marginal(before, m) : m), run: i };
+              const m: Measured = {
+                ...(await measure(
+                  (n, timing) => runReprise(t, p, mock, input, dir, fixed.cpu, n, timing),
+                  requests,
+                  short,
+                )),
+                run: i,
+              };
               if (base) m.vsBaseline = versus(base, m);
               results.push(m);
               runs.get(t)!.push(m);
