@@ -18,7 +18,9 @@
  *
  * The TTFT and ITL errors are measured per request against what the mock really did: it runs with
  * `--timing-log` and logs, per `X-Request-ID`, when it handed the first and last token to the
- * response body. Both processes read the same clock (`performance.timeOrigin + performance.now()`,
+ * response body. It runs with `--http direct` (its own HTTP/1.1 server, which writes each chunk to
+ * the socket as it is made) unless `--mock-http deno` asks for `Deno.serve`, which sends a chunk
+ * only once the mock's JavaScript turn has ended, after the time it logged. Both processes read the same clock (`performance.timeOrigin + performance.now()`,
  * epoch ns), so the client's TTFT error is its reported TTFT minus (first token sent − request
  * start), and its ITL error is its reported ITL minus (last − first token sent) / (tokens − 1).
  * This is the client's own error, without the mock's lateness (its timers fire late under load);
@@ -40,7 +42,8 @@
  * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a
  * point, default 3), --repeat N (default 1),
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
- * --only c=64|512,tok=256 (filter; `|` separates the values kept). Needs /usr/bin/time (GNU time)
+ * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http direct|deno
+ * (the mock's HTTP server, default direct). Needs /usr/bin/time (GNU time)
  * for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -65,8 +68,13 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "1" },
     "workers-max": { type: "string" },
     only: { type: "string" },
+    "mock-http": { type: "string", default: "direct" },
   },
 });
+const mockHttp = values["mock-http"];
+if (mockHttp !== "deno" && mockHttp !== "direct") {
+  throw new Error(`--mock-http: expected deno or direct, got "${mockHttp}"`);
+}
 
 /** One point of the matrix. */
 interface Point {
@@ -318,6 +326,8 @@ class TimingLogTail {
  */
 async function startMock(ttftMs: number, itlMs: number, timingLog: string) {
   const mock = await startMockProcess([
+    "--http",
+    mockHttp,
     "--ttft-ms",
     String(ttftMs),
     "--itl-ms",
@@ -745,8 +755,9 @@ async function main(): Promise<void> {
     mocks.delete(first);
     console.log(
       "TTFT err, ITL err: p50/p99 ms of each request's reported value minus the mock's logged " +
-        "send times (--timing-log);\nthe baseline's TTFT err (timed points only) is its first " +
-        "token read minus the same: loopback and the mock's own write path\n",
+        `send times (--timing-log, mock server --http ${mockHttp});\nthe baseline's TTFT err ` +
+        "(timed points only) is its first token read minus the same: loopback and the mock's own " +
+        "write path\n",
     );
     console.log(HEADER);
     const repeat = Number(values.repeat);

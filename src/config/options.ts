@@ -764,6 +764,17 @@ export const mockServerOptions = {
     help: "Port to listen on (0 picks a free one).",
     metavar: "PORT",
   }),
+  http: opt<"deno" | "direct">({
+    flag: "http",
+    kind: "string",
+    schema: z.enum(["deno", "direct"]),
+    expect: "one of deno, direct",
+    default: "direct",
+    group: "Server",
+    help:
+      "HTTP server: direct (the mock's own HTTP/1.1 server: each chunk goes to the socket as it is made, so --timing-log times are when the bytes left) or deno (Deno.serve, which sends a chunk once the mock's JavaScript turn has ended).",
+    metavar: "KIND",
+  }),
   ttftMs: opt({
     flag: "ttft-ms",
     kind: "number",

@@ -11,6 +11,11 @@ export interface MockOptions {
   host?: string;
   /** TCP port; 0 (the default of `startMockServer`) picks any free port. */
   port?: number;
+  /**
+   * HTTP server: "direct" (the default: the mock's own HTTP/1.1 server, `wire.ts`, which writes
+   * each chunk to the socket as it is enqueued) or "deno" (`Deno.serve`).
+   */
+  http?: "deno" | "direct";
   /** Time to first token in milliseconds; default 0. */
   ttftMs?: number;
   /** Time between tokens in milliseconds; default 0. */

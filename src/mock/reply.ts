@@ -36,8 +36,9 @@ export function anthropicError(status: number, message: string, type?: string): 
 }
 
 /**
- * An answer that never arrives: Deno.serve flushes the status line and headers, then the body
- * fails before its first byte and the connection is closed, so no complete HTTP answer is read.
+ * An answer that never arrives: the server (either kind) sends the status line and headers, then
+ * the body fails before its first byte and the connection is closed, so no complete HTTP answer is
+ * read.
  */
 export function dropReply(): Response {
   return new Response(failingBody());

@@ -9,6 +9,7 @@ import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { seededRandom } from "./rng.ts";
 import { TimingLog } from "./timing_log.ts";
 import { loadTokenizer } from "./tokens.ts";
+import { serveWire } from "./wire.ts";
 
 export type { MockOptions } from "./options.ts";
 
@@ -54,21 +55,23 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   let requests = 0;
   const byPath: Record<string, number> = {};
 
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  const handle = (req: Request, arrival: number) => {
+    requests++;
+    const path = pathOf(req.url);
+    byPath[path] = (byPath[path] ?? 0) + 1;
+    return app.fetch(req, { arrival });
+  };
+  let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
   try {
-    server = Deno.serve({
-      hostname: o.host,
-      port: o.port,
-      onListen() {},
-      // A dropped answer's failing body lands here; the client already lost the connection.
-      onError: () => new Response(null, { status: 500 }),
-    }, (req) => {
-      const arrival = performance.now();
-      requests++;
-      const path = pathOf(req.url);
-      byPath[path] = (byPath[path] ?? 0) + 1;
-      return app.fetch(req, { arrival });
-    });
+    server = o.http === "direct"
+      ? serveWire({ hostname: o.host, port: o.port }, (req, info) => handle(req, info.arrival))
+      : Deno.serve({
+        hostname: o.host,
+        port: o.port,
+        onListen() {},
+        // A dropped answer's failing body lands here; the client already lost the connection.
+        onError: () => new Response(null, { status: 500 }),
+      }, (req) => handle(req, performance.now()));
   } catch (e) {
     await timingLog?.close();
     throw e;

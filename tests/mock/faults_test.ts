@@ -49,46 +49,48 @@ Deno.test("error injection answers 500 with an OpenAI error body", async () => {
   }
 });
 
-Deno.test("drop injection: the connection closes before any body byte", async (t) => {
-  const server = await startMockServer({ dropRate: 1, seed: 7 });
-  try {
-    await t.step("a fetch client gets the headers, then the body read fails", async () => {
-      for (const stream of [true, false]) {
-        const res = await post(`${server.url}/v1/chat/completions`, { ...CHAT, stream });
-        // Deno.serve always flushes the status line before the body: the failure shows on read.
-        await assert.rejects(() => res.text(), TypeError);
-      }
-    });
-    await t.step("on the wire: headers, no body, then the connection ends", async () => {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
-      const body = JSON.stringify(CHAT);
-      await conn.write(new TextEncoder().encode(
-        `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
-          `content-length: ${body.length}\r\n\r\n${body}`,
-      ));
-      let raw = "";
-      const buf = new Uint8Array(4096);
-      const deadline = setTimeout(() => conn.close(), 5000);
-      try {
-        for (;;) {
-          const n = await conn.read(buf);
-          if (n === null) break;
-          raw += new TextDecoder().decode(buf.subarray(0, n));
+for (const http of ["deno", "direct"] as const) {
+  Deno.test(`drop injection (${http} server): the connection closes before any body byte`, async (t) => {
+    const server = await startMockServer({ http, dropRate: 1, seed: 7 });
+    try {
+      await t.step("a fetch client gets the headers, then the body read fails", async () => {
+        for (const stream of [true, false]) {
+          const res = await post(`${server.url}/v1/chat/completions`, { ...CHAT, stream });
+          // Both servers send the status line before the body: the failure shows on read.
+          await assert.rejects(() => res.text(), TypeError);
         }
-      } catch { /* a reset counts as the end too */ }
-      clearTimeout(deadline);
-      try {
-        conn.close();
-      } catch { /* already closed */ }
-      const [head, rest] = raw.split("\r\n\r\n");
-      assert.match(head, /^HTTP\/1\.1 200/);
-      assert.match(head, /transfer-encoding: chunked/i);
-      assert.equal(rest, "", "no body byte, not even the final chunk");
-    });
-  } finally {
-    await server.close();
-  }
-});
+      });
+      await t.step("on the wire: headers, no body, then the connection ends", async () => {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+        const body = JSON.stringify(CHAT);
+        await conn.write(new TextEncoder().encode(
+          `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
+            `content-length: ${body.length}\r\n\r\n${body}`,
+        ));
+        let raw = "";
+        const buf = new Uint8Array(4096);
+        const deadline = setTimeout(() => conn.close(), 5000);
+        try {
+          for (;;) {
+            const n = await conn.read(buf);
+            if (n === null) break;
+            raw += new TextDecoder().decode(buf.subarray(0, n));
+          }
+        } catch { /* a reset counts as the end too */ }
+        clearTimeout(deadline);
+        try {
+          conn.close();
+        } catch { /* already closed */ }
+        const [head, rest] = raw.split("\r\n\r\n");
+        assert.match(head, /^HTTP\/1\.1 200/);
+        assert.match(head, /transfer-encoding: chunked/i);
+        assert.equal(rest, "", "no body byte, not even the final chunk");
+      });
+    } finally {
+      await server.close();
+    }
+  });
+}
 
 Deno.test("truncate injection stops the stream half-way without [DONE]", async () => {
   const server = await startMockServer({ truncateRate: 1, outputTokens: 10, seed: 7 });

@@ -105,6 +105,7 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
   assert.deepEqual({ ...resolveMockOptions({ seed: 1 }), port: undefined }, {
     host: "127.0.0.1",
     port: undefined,
+    http: "direct",
     ttftMs: 0,
     itlMs: 0,
     outputTokens: 16,
@@ -122,4 +123,8 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
     }
   }
   assert.throws(() => resolveMockOptions({ dropRate: 1.5 }), /dropRate.*fraction from 0 to 1/);
+  assert.throws(
+    () => resolveMockOptions({ http: "h2" as "deno" }),
+    /"http": must be one of deno, direct/,
+  );
 });

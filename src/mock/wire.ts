@@ -1,0 +1,475 @@
+/**
+ * The mock's own HTTP/1.1 server (`mock-server --http direct`): requests read from `Deno.listen`
+ * sockets, answers written to them straight from the handler's `Response`.
+ *
+ * Why it exists: `Deno.serve` hands a body chunk to the socket only once the JavaScript turn that
+ * enqueued it has ended, so a busy mock (many timers firing together) sends a token later than it
+ * noted sending it, and that lag counts against the client in the timing log. Here a chunk is
+ * written by a socket write called right after it is enqueued (a socket write starts at the call),
+ * so the log's times are when the bytes went to the kernel.
+ *
+ * What it speaks: HTTP/1.1 and 1.0, keep-alive and pipelined requests, request bodies by
+ * `Content-Length` or chunked. Event streams (`text/event-stream`) and bodies that fail are
+ * written chunked as they come; other bodies are read whole and sent with `Content-Length`. A body
+ * that fails closes the connection (after the head, when nothing else was sent), as the mock's
+ * dropped answers need. No TLS, no `Expect: 100-continue`, no upgrades.
+ */
+
+/** What the server hands the handler with each request. */
+export interface WireInfo {
+  /** When the request's last byte was read (`performance.now()` ms). */
+  arrival: number;
+}
+
+/** Answers one request. */
+export type WireHandler = (req: Request, info: WireInfo) => Response | Promise<Response>;
+
+/** A running server. */
+export interface WireServer {
+  addr: Deno.NetAddr;
+  /**
+   * Stops accepting, closes idle connections, lets answers in progress end (the caller ends
+   * long streams), closes their connections, and resolves when every connection is closed.
+   */
+  shutdown(): Promise<void>;
+}
+
+/** Longest request head accepted: a longer one is answered 431. */
+export const MAX_HEAD = 64 * 1024;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const CRLF = enc.encode("\r\n");
+const LAST_CHUNK = enc.encode("0\r\n\r\n");
+/** Headers the server writes itself; a handler's own are dropped. */
+const FRAMING = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
+
+/** A request's head, parsed. */
+interface Head {
+  method: string;
+  target: string;
+  /** HTTP/1.1 (true) or 1.0. */
+  http11: boolean;
+  headers: [string, string][];
+}
+
+/** A request the client got wrong: answered with `status` and the connection closed. */
+class BadRequest extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** The connection ended (the peer closed or reset it). */
+class Closed extends Error {}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Parses a request head (without its final blank line). */
+function parseHead(text: string): Head {
+  const lines = text.split("\r\n");
+  const m = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/1\.([01])$/.exec(lines[0]);
+  if (m === null) throw new BadRequest(400, `malformed request line: ${lines[0].slice(0, 100)}`);
+  const headers: [string, string][] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon) : "";
+    if (!TOKEN.test(name)) throw new BadRequest(400, `malformed header line ${i}`);
+    headers.push([name.toLowerCase(), line.slice(colon + 1).trim()]);
+  }
+  return { method: m[1], target: m[2], http11: m[3] === "1", headers };
+}
+
+/** The value of header `name` (lower case), joined with ", " when repeated; null when absent. */
+function headerValue(head: Head, name: string): string | null {
+  let out: string | null = null;
+  for (const [n, v] of head.headers) if (n === name) out = out === null ? v : `${out}, ${v}`;
+  return out;
+}
+
+/** Bytes read from a connection, with room to grow. */
+class Input {
+  buf: Uint8Array<ArrayBuffer> = new Uint8Array(16 * 1024);
+  start = 0;
+  end = 0;
+
+  constructor(private conn: Deno.Conn) {}
+
+  /** Reads more bytes; returns false at the end of the stream. */
+  async more(): Promise<boolean> {
+    if (this.end === this.buf.length) {
+      const live = this.end - this.start;
+      if (live * 2 > this.buf.length) {
+        const next = new Uint8Array(this.buf.length * 2);
+        next.set(this.buf.subarray(this.start, this.end));
+        this.buf = next;
+      } else this.buf.copyWithin(0, this.start, this.end);
+      this.start = 0;
+      this.end = live;
+    }
+    let n: number | null;
+    try {
+      n = await this.conn.read(this.buf.subarray(this.end));
+    } catch {
+      return false;
+    }
+    if (n === null) return false;
+    this.end += n;
+    return true;
+  }
+
+  /** Index of the first `\r\n\r\n` at or after `from`, or -1. */
+  headEnd(from: number): number {
+    const b = this.buf;
+    for (let i = b.indexOf(13, from); i !== -1 && i + 3 < this.end; i = b.indexOf(13, i + 1)) {
+      if (b[i + 1] === 10 && b[i + 2] === 13 && b[i + 3] === 10) return i;
+    }
+    return -1;
+  }
+
+  /** Index of the first `\r\n` at or after `from`, or -1. */
+  lineEnd(from: number): number {
+    const b = this.buf;
+    for (let i = b.indexOf(13, from); i !== -1 && i + 1 < this.end; i = b.indexOf(13, i + 1)) {
+      if (b[i + 1] === 10) return i;
+    }
+    return -1;
+  }
+
+  /** Takes `n` bytes (a copy), reading as needed. */
+  async take(n: number): Promise<Uint8Array<ArrayBuffer>> {
+    while (this.end - this.start < n) if (!(await this.more())) throw new Closed();
+    const out = this.buf.slice(this.start, this.start + n);
+    this.start += n;
+    return out;
+  }
+
+  /** Takes one line (without its CRLF) of at most `max` bytes, reading as needed. */
+  async line(max: number): Promise<string> {
+    for (;;) {
+      const e = this.lineEnd(this.start);
+      if (e >= 0) {
+        const text = dec.decode(this.buf.subarray(this.start, e));
+        this.start = e + 2;
+        return text;
+      }
+      if (this.end - this.start > max) throw new BadRequest(400, "chunk line too long");
+      if (!(await this.more())) throw new Closed();
+    }
+  }
+}
+
+/** Reads a request head; null when the connection ends cleanly between requests. */
+async function readHead(input: Input): Promise<Head | null> {
+  if (input.start === input.end) input.start = input.end = 0;
+  let scanned = input.start;
+  for (;;) {
+    const e = input.headEnd(Math.max(input.start, scanned - 3));
+    if (e > input.start + MAX_HEAD || (e < 0 && input.end - input.start > MAX_HEAD + 3)) {
+      throw new BadRequest(431, `request head over ${MAX_HEAD} bytes`);
+    }
+    if (e >= 0) {
+      const text = dec.decode(input.buf.subarray(input.start, e));
+      input.start = e + 4;
+      return parseHead(text);
+    }
+    scanned = input.end;
+    if (!(await input.more())) {
+      if (input.end === input.start) return null;
+      throw new Closed();
+    }
+  }
+}
+
+/** Reads a chunked request body. */
+async function readChunked(input: Input): Promise<Uint8Array<ArrayBuffer>> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const line = await input.line(1024);
+    const size = parseInt(line.split(";")[0].trim(), 16);
+    if (!Number.isFinite(size) || size < 0 || !/^[0-9a-fA-F]+/.test(line.trim())) {
+      throw new BadRequest(400, `malformed chunk size: ${line.slice(0, 40)}`);
+    }
+    if (size === 0) {
+      // Trailers, up to the blank line.
+      while ((await input.line(MAX_HEAD)) !== "");
+      break;
+    }
+    parts.push(await input.take(size));
+    total += size;
+    if ((await input.line(2)) !== "") throw new BadRequest(400, "chunk not followed by CRLF");
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+/** Writes all of `bytes`; throws `Closed` when the peer has gone. */
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  try {
+    let off = 0;
+    while (off < bytes.length) off += await conn.write(bytes.subarray(off));
+  } catch {
+    throw new Closed();
+  }
+}
+
+/** `parts` as one array. */
+function concat(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  n = 0;
+  for (const p of parts) {
+    out.set(p, n);
+    n += p.length;
+  }
+  return out;
+}
+
+/** One chunk of a chunked body. */
+function chunk(bytes: Uint8Array): Uint8Array {
+  return concat(enc.encode(bytes.length.toString(16) + "\r\n"), bytes, CRLF);
+}
+
+/** The status line and headers of `res`, with the server's own framing header `framing`. */
+function headBytes(res: Response, framing: string, keepAlive: boolean): Uint8Array {
+  let text = `HTTP/1.1 ${res.status} ${res.statusText || reason(res.status)}\r\n`;
+  for (const [name, value] of res.headers) {
+    if (!FRAMING.has(name)) text += `${name}: ${value}\r\n`;
+  }
+  if (framing !== "") text += `${framing}\r\n`;
+  text += `${keepAlive ? "" : "connection: close\r\n"}\r\n`;
+  return enc.encode(text);
+}
+
+/** A reason phrase for the status line. */
+function reason(status: number): string {
+  const phrases: Record<number, string> = {
+    200: "OK",
+    204: "No Content",
+    400: "Bad Request",
+    404: "Not Found",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
+    501: "Not Implemented",
+    503: "Service Unavailable",
+  };
+  return phrases[status] ?? "Status";
+}
+
+/** A plain-text answer to a request the server could not take, closing the connection. */
+function refusal(status: number, message: string): Uint8Array {
+  const body = enc.encode(message + "\n");
+  return concat(
+    enc.encode(
+      `HTTP/1.1 ${status} ${reason(status)}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+        `content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
+    ),
+    body,
+  );
+}
+
+/**
+ * Answers a request the server could not take, then stops writing and reads what the client still
+ * sends (for at most a second) before the connection closes: closing with unread bytes would reset
+ * the connection and could discard the answer before the client reads it.
+ */
+async function refuse(conn: Deno.Conn, status: number, message: string): Promise<void> {
+  await writeAll(conn, refusal(status, message));
+  const sink = new Uint8Array(16 * 1024);
+  const timer = setTimeout(() => {
+    try {
+      conn.close();
+    } catch { /* closed already */ }
+  }, 1000);
+  try {
+    await conn.closeWrite();
+    while ((await conn.read(sink)) !== null) { /* discard */ }
+  } catch {
+    /* reset or closed: done either way */
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Writes `res`. Returns false when the connection must close after it (its body failed). Throws
+ * `Closed` when the peer went away, after cancelling the body.
+ */
+async function writeResponse(
+  conn: Deno.Conn,
+  res: Response,
+  head: Head,
+  keepAlive: boolean,
+): Promise<boolean> {
+  const noBody = head.method === "HEAD" || res.status === 204 || res.status === 304 ||
+    res.status < 200;
+  if (res.body === null || noBody) {
+    await res.body?.cancel();
+    await writeAll(conn, headBytes(res, noBody ? "" : "content-length: 0", keepAlive));
+    return true;
+  }
+  const reader = res.body.getReader();
+  const streamed = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  let headSent = false;
+  const parts: Uint8Array[] = [];
+  try {
+    if (streamed) {
+      await writeAll(conn, headBytes(res, "transfer-encoding: chunked", keepAlive));
+      headSent = true;
+    }
+    for (;;) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch {
+        // The body failed: what was sent stays incomplete and the connection closes.
+        if (!headSent) await writeAll(conn, headBytes(res, "transfer-encoding: chunked", false));
+        return false;
+      }
+      if (r.done) break;
+      if (r.value.length === 0) continue;
+      if (streamed) await writeAll(conn, chunk(r.value));
+      else parts.push(r.value);
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => {});
+    throw e;
+  }
+  if (streamed) await writeAll(conn, LAST_CHUNK);
+  else {
+    const body = concat(...parts);
+    await writeAll(conn, concat(headBytes(res, `content-length: ${body.length}`, keepAlive), body));
+  }
+  return true;
+}
+
+/**
+ * Listens on `hostname:port` (0: any free port) and answers each request with `handler`.
+ * Handler errors become 500 answers.
+ */
+export function serveWire(
+  opts: { hostname: string; port: number },
+  handler: WireHandler,
+): WireServer {
+  const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
+  const addr = listener.addr as Deno.NetAddr;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  let closing = false;
+  /** Open connections, and whether each is between requests (safe to close). */
+  const idle = new Map<Deno.Conn, boolean>();
+  const running = new Set<Promise<void>>();
+
+  const close = (conn: Deno.Conn) => {
+    idle.delete(conn);
+    try {
+      conn.close();
+    } catch { /* closed already */ }
+  };
+
+  async function serve(conn: Deno.Conn): Promise<void> {
+    const input = new Input(conn);
+    try {
+      for (;;) {
+        idle.set(conn, true);
+        if (closing) return;
+        let head: Head | null;
+        let body: Uint8Array<ArrayBuffer> | null = null;
+        try {
+          head = await readHead(input);
+          if (head === null) return;
+          idle.set(conn, false);
+          const te = headerValue(head, "transfer-encoding");
+          const cl = headerValue(head, "content-length");
+          if (te !== null) {
+            if (te.toLowerCase() !== "chunked") {
+              throw new BadRequest(501, `unsupported transfer-encoding: ${te}`);
+            }
+            body = await readChunked(input);
+          } else if (cl !== null) {
+            if (!/^\d+$/.test(cl)) throw new BadRequest(400, `malformed content-length: ${cl}`);
+            body = await input.take(Number(cl));
+          }
+        } catch (e) {
+          if (e instanceof BadRequest) await refuse(conn, e.status, e.message);
+          return;
+        }
+        const arrival = performance.now();
+        const connection = (headerValue(head, "connection") ?? "").toLowerCase();
+        const keepAlive = head.http11
+          ? !/\bclose\b/.test(connection)
+          : /\bkeep-alive\b/.test(connection);
+        let req: Request;
+        try {
+          const url = head.target.startsWith("/")
+            ? `http://${headerValue(head, "host") ?? `${host}:${addr.port}`}${head.target}`
+            : head.target;
+          const hasBody = head.method !== "GET" && head.method !== "HEAD";
+          req = new Request(url, {
+            method: head.method,
+            headers: head.headers,
+            body: hasBody ? body : null,
+          });
+        } catch (e) {
+          await refuse(conn, 400, `bad request: ${(e as Error).message}`);
+          return;
+        }
+        let res: Response;
+        try {
+          res = await handler(req, { arrival });
+        } catch (e) {
+          res = new Response(`internal error: ${(e as Error).message}`, { status: 500 });
+        }
+        if (!(await writeResponse(conn, res, head, keepAlive)) || !keepAlive) return;
+      }
+    } catch (e) {
+      if (!(e instanceof Closed)) throw e;
+    } finally {
+      close(conn);
+    }
+  }
+
+  const accepting = (async () => {
+    for (;;) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+      } catch {
+        return;
+      }
+      if (closing) {
+        close(conn);
+        continue;
+      }
+      try {
+        (conn as Deno.TcpConn).setNoDelay(true);
+      } catch { /* not TCP */ }
+      const p = serve(conn).catch(() => {}).finally(() => running.delete(p));
+      running.add(p);
+    }
+  })();
+
+  let done: Promise<void> | null = null;
+  return {
+    addr,
+    shutdown() {
+      done ??= (async () => {
+        closing = true;
+        listener.close();
+        await accepting;
+        for (const [conn, isIdle] of idle) if (isIdle) close(conn);
+        await Promise.all(running);
+      })();
+      return done;
+    },
+  };
+}
