@@ -809,15 +809,15 @@ export class EventReader implements SseSink {
   }
 
   /**
-   * Stamps the events of the read that just arrived with the time now. True until the answer's
-   * first response (text or reasoning): the caller then parses the read a turn later, so that the
-   * reads of other streams that arrived at the same moment (a burst of first tokens) are stamped
-   * first, not after this one's parsing; their TTFTs would otherwise grow with their place in the
-   * burst.
+   * Stamps the events of the read that just arrived with the time now. True unless reading has
+   * stopped: the caller then parses the read a turn later, so that the reads of other streams that
+   * arrived at the same moment (the mock's or a server's timers firing together) are all stamped
+   * before any of them is parsed; their first tokens and inter-token times would otherwise grow
+   * with their place in the burst.
    */
   stamp(): boolean {
     this.at = performance.now();
-    return this.#r.times.length === 0 && !this.stop;
+    return !this.stop;
   }
 
   /** Moves the text read so far into the result; call once reading has ended, however it ended. */

@@ -203,14 +203,15 @@ function opts(url: string, extra: Partial<SendOptions> = {}): SendOptions {
 
 /**
  * A server in its own thread that answers `n` requests at once: it waits until all of them have
- * arrived (raising `arrived[0]`), then writes every whole answer within a few ms.
+ * arrived (raising `flags[0]`), then writes `parts[0]` of the answer on every connection within a
+ * few ms; each further part `k` follows on every connection once the test raises `flags[1]` to `k`.
  */
-function burstServer(n: number, answer: string) {
-  const arrived = new Int32Array(new SharedArrayBuffer(4));
+function burstServer(n: number, parts: string[]) {
+  const flags = new Int32Array(new SharedArrayBuffer(8));
   const code = `
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     self.onmessage = async (e) => {
-      const arrived = e.data;
+      const flags = e.data;
       const conns = [];
       while (conns.length < ${n}) {
         const conn = await listener.accept();
@@ -224,10 +225,17 @@ function burstServer(n: number, answer: string) {
         }
         conns.push(conn);
       }
-      Atomics.store(arrived, 0, 1);
-      await new Promise((r) => setTimeout(r, 50));
-      const bytes = new TextEncoder().encode(${JSON.stringify(answer)});
-      for (const c of conns) await c.write(bytes);
+      Atomics.store(flags, 0, 1);
+      const parts = ${JSON.stringify(parts)};
+      for (let k = 0; k < parts.length; k++) {
+        const until = Date.now() + 5000;
+        while (Atomics.load(flags, 1) < k && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 1));
+        }
+        await new Promise((r) => setTimeout(r, k === 0 ? 50 : 20));
+        const bytes = new TextEncoder().encode(parts[k]);
+        for (const c of conns) await c.write(bytes);
+      }
       await new Promise((r) => setTimeout(r, 1000));
       for (const c of conns) c.close();
       listener.close();
@@ -238,8 +246,8 @@ function burstServer(n: number, answer: string) {
   const port = new Promise<number>((resolve) => {
     worker.onmessage = (e) => resolve(e.data);
   });
-  worker.postMessage(arrived);
-  return { port, arrived, close: () => worker.terminate() };
+  worker.postMessage(flags);
+  return { port, arrived: flags, close: () => worker.terminate() };
 }
 
 for (const subject of subjects) {
@@ -251,7 +259,7 @@ for (const subject of subjects) {
     const events = enc.encode(chunk("first") + chunk(" second") + DONE);
     const answer = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
       `content-length: ${events.length}\r\n\r\n` + new TextDecoder().decode(events);
-    const srv = burstServer(streams, answer);
+    const srv = burstServer(streams, [answer]);
     // Reading a stream's first event costs `burnMs`: one stream's parsing must not delay the
     // stamps of the others, which arrived at the same moment.
     const slowFirst = {
@@ -288,6 +296,64 @@ for (const subject of subjects) {
       const spread = Math.max(...firsts) - Math.min(...firsts);
       // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
       assert.ok(spread < (streams - 1) * burnMs / 3, `first tokens stamped over ${spread} ms`);
+    } finally {
+      globalThis.fetch = realFetch;
+      t.close();
+      srv.close();
+    }
+  });
+
+  Deno.test(name("a burst of later tokens is stamped before any of them is parsed"), async () => {
+    const streams = 8;
+    const burnMs = 20;
+    const first = chunk("first");
+    const rest = chunk(" second") + DONE;
+    const head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
+      `content-length: ${enc.encode(first + rest).length}\r\n\r\n`;
+    // Every stream's first token comes alone; their second tokens come later, together.
+    const srv = burstServer(streams, [head + first, rest]);
+    // Reading a stream's second event costs `burnMs`: one stream's parsing must not delay the
+    // stamps of the others, which arrived at the same moment.
+    let firsts = 0;
+    const slowSecond = {
+      ...chatEndpoint,
+      parseText(data: string, state: Record<string, unknown>, event: string) {
+        const calls = ((state.calls as number | undefined) ?? 0) + 1;
+        state.calls = calls;
+        if (calls === 1) firsts++;
+        if (calls === 2) {
+          const until = performance.now() + burnMs;
+          while (performance.now() < until) { /* parsing */ }
+        }
+        return chatEndpoint.parseText!(data, state, event);
+      },
+    };
+    const t = subject.make([]);
+    const realFetch = globalThis.fetch;
+    try {
+      const url = `http://127.0.0.1:${await srv.port}/v1/chat/completions`;
+      const sends = Array.from(
+        { length: streams },
+        () => t.send(opts(url, { endpoint: slowSecond })),
+      );
+      const deadline = performance.now() + 5000;
+      while (firsts < streams && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      assert.equal(firsts, streams, "every first token was read");
+      // Busy while the server writes the second tokens: they are all waiting when this thread reads.
+      Atomics.store(srv.arrived, 1, 1);
+      const until = performance.now() + 300;
+      while (performance.now() < until) { /* busy */ }
+      const results = await Promise.all(sends);
+      for (const r of results) {
+        assert.equal(r.error, null);
+        assert.equal(r.outputText, "first second");
+      }
+      const seconds = results.map((r) => r.responsePerf[1]);
+      const spread = Math.max(...seconds) - Math.min(...seconds);
+      // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
+      assert.ok(spread < (streams - 1) * burnMs / 3, `second tokens stamped over ${spread} ms`);
     } finally {
       globalThis.fetch = realFetch;
       t.close();
