@@ -105,7 +105,9 @@ export function timedStream(
       stop.abort();
       finish();
     },
-  });
+    // Nothing is made ahead of a read: a chunk is stamped when the server asks for it, just before
+    // it writes it, not while an earlier write is still under way.
+  }, { highWaterMark: 0 });
 }
 
 /** A body that fails before its first byte, so the server closes the connection mid-answer. */

@@ -39,7 +39,6 @@ export const MAX_HEAD = 64 * 1024;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const CRLF = enc.encode("\r\n");
 const LAST_CHUNK = enc.encode("0\r\n\r\n");
 /** Headers the server writes itself; a handler's own are dropped. */
 const FRAMING = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
@@ -90,7 +89,7 @@ function headerValue(head: Head, name: string): string | null {
 
 /** Bytes read from a connection, with room to grow. */
 class Input {
-  buf: Uint8Array<ArrayBuffer> = new Uint8Array(16 * 1024);
+  buf: Uint8Array<ArrayBuffer> = new Uint8Array(4 * 1024);
   start = 0;
   end = 0;
 
@@ -233,9 +232,39 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** One chunk of a chunked body. */
-function chunk(bytes: Uint8Array): Uint8Array {
-  return concat(enc.encode(bytes.length.toString(16) + "\r\n"), bytes, CRLF);
+/**
+ * Writes chunks of a chunked body through one reused buffer: size line, data and CRLF go out in one
+ * write, with no array made per chunk. A chunk's write ends before the next one is framed.
+ */
+class ChunkWriter {
+  #buf = new Uint8Array(4 * 1024);
+
+  constructor(private conn: Deno.Conn) {}
+
+  async write(data: Uint8Array): Promise<void> {
+    const hex = data.length.toString(16);
+    const size = hex.length + data.length + 4;
+    if (size > this.#buf.length) {
+      let n = this.#buf.length;
+      while (n < size) n *= 2;
+      this.#buf = new Uint8Array(n);
+    }
+    const b = this.#buf;
+    for (let i = 0; i < hex.length; i++) b[i] = hex.charCodeAt(i);
+    b[hex.length] = 13;
+    b[hex.length + 1] = 10;
+    b.set(data, hex.length + 2);
+    b[size - 2] = 13;
+    b[size - 1] = 10;
+    const frame = b.subarray(0, size);
+    try {
+      // Usually one write takes it all: no further step for the rest.
+      let off = await this.conn.write(frame);
+      while (off < size) off += await this.conn.write(frame.subarray(off));
+    } catch {
+      throw new Closed();
+    }
+  }
 }
 
 /** The status line and headers of `res`, with the server's own framing header `framing`. */
@@ -307,6 +336,7 @@ async function refuse(conn: Deno.Conn, status: number, message: string): Promise
  */
 async function writeResponse(
   conn: Deno.Conn,
+  chunks: ChunkWriter,
   res: Response,
   head: Head,
   keepAlive: boolean,
@@ -338,7 +368,7 @@ async function writeResponse(
       }
       if (r.done) break;
       if (r.value.length === 0) continue;
-      if (streamed) await writeAll(conn, chunk(r.value));
+      if (streamed) await chunks.write(r.value);
       else parts.push(r.value);
     }
   } catch (e) {
@@ -378,6 +408,7 @@ export function serveWire(
 
   async function serve(conn: Deno.Conn): Promise<void> {
     const input = new Input(conn);
+    const chunks = new ChunkWriter(conn);
     try {
       for (;;) {
         idle.set(conn, true);
@@ -429,7 +460,7 @@ export function serveWire(
         } catch (e) {
           res = new Response(`internal error: ${(e as Error).message}`, { status: 500 });
         }
-        if (!(await writeResponse(conn, res, head, keepAlive)) || !keepAlive) return;
+        if (!(await writeResponse(conn, chunks, res, head, keepAlive)) || !keepAlive) return;
       }
     } catch (e) {
       if (!(e instanceof Closed)) throw e;

@@ -94,6 +94,25 @@ Deno.test("timedStream stamps the chunks carrying tokens, once, as the body ends
   assert.equal(seen[0].tokens, 1, "a cancelled answer counts what it sent");
 });
 
+Deno.test("timedStream makes a chunk when it is read, so a slow writer's chunks are stamped late", async () => {
+  const now = performance.now();
+  const seen: SentTimes[] = [];
+  const times = new Float64Array([now, now + 10]);
+  const reader = timedStream(script(2), times, false, undefined, (s) => seen.push(s)).getReader();
+  await reader.read();
+  // A writer busy for 100 ms with the first chunk: the token due meanwhile waits for its next read.
+  await new Promise((r) => setTimeout(r, 100));
+  const asked = performance.now();
+  while (!(await reader.read()).done) { /* drain */ }
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].tokens, 2);
+  assert.ok(seen[0].first! < now + 50, `first ${seen[0].first! - now}`);
+  assert.ok(
+    seen[0].last! >= asked,
+    `last stamped ${asked - seen[0].last!} ms before it was asked for`,
+  );
+});
+
 for (const http of ["deno", "direct"] as const) {
   Deno.test(`the timing log (${http} server) records a streamed chat answer's request id and send times`, async () => {
     const dir = await Deno.makeTempDir();
