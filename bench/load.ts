@@ -18,9 +18,12 @@
  *
  * The TTFT and ITL errors are measured per request against what the mock really did: it runs with
  * `--timing-log` and logs, per `X-Request-ID`, when it handed the first and last token to the
- * response body. It runs with `--http direct` (its own HTTP/1.1 server, which writes each chunk to
- * the socket as it is made) unless `--mock-http deno` asks for `Deno.serve`, which sends a chunk
- * only once the mock's JavaScript turn has ended, after the time it logged. Both processes read the same clock (`performance.timeOrigin + performance.now()`,
+ * response body. Up to 512 streams it runs with `--http direct` (its own HTTP/1.1 server, which
+ * writes each chunk to the socket as it is made, so the log holds when the bytes left); at 4,096
+ * streams with `Deno.serve`, which sends a chunk only once the mock's JavaScript turn has ended,
+ * after the time it logged, but writes many streams' chunks far faster (at 4,096 x 256 50/5 it
+ * delivered about 530,000 token events a second against 80,000). `--mock-http direct|deno` picks
+ * one for every point. Both processes read the same clock (`performance.timeOrigin + performance.now()`,
  * epoch ns), so the client's TTFT error is its reported TTFT minus (first token sent − request
  * start), and its ITL error is its reported ITL minus (last − first token sent) / (tokens − 1).
  * This is the client's own error, without the mock's lateness (its timers fire late under load);
@@ -42,8 +45,8 @@
  * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a
  * point, default 3), --repeat N (default 1),
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
- * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http direct|deno
- * (the mock's HTTP server, default direct). Needs /usr/bin/time (GNU time)
+ * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http auto|direct|deno
+ * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above). Needs /usr/bin/time (GNU time)
  * for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -68,12 +71,21 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "1" },
     "workers-max": { type: "string" },
     only: { type: "string" },
-    "mock-http": { type: "string", default: "direct" },
+    "mock-http": { type: "string", default: "auto" },
   },
 });
-const mockHttp = values["mock-http"];
-if (mockHttp !== "deno" && mockHttp !== "direct") {
-  throw new Error(`--mock-http: expected deno or direct, got "${mockHttp}"`);
+const MOCK_HTTP = ["auto", "direct", "deno"] as const;
+const mockHttp: (typeof MOCK_HTTP)[number] = MOCK_HTTP.find((k) => k === values["mock-http"]) ??
+  (() => {
+    throw new Error(`--mock-http: expected auto, direct or deno, got "${values["mock-http"]}"`);
+  })();
+/** Above this many streams, `--mock-http auto` runs the mock on `Deno.serve`. */
+const DIRECT_MOCK_MAX_STREAMS = 512;
+
+/** The mock's HTTP server at a point of `concurrency` streams. */
+function mockHttpAt(concurrency: number): "deno" | "direct" {
+  if (mockHttp !== "auto") return mockHttp;
+  return concurrency <= DIRECT_MOCK_MAX_STREAMS ? "direct" : "deno";
 }
 
 /** One point of the matrix. */
@@ -324,10 +336,11 @@ class TimingLogTail {
  * A mock server in its own process, logging its send times to `timingLog`; resolves with its
  * URL once it listens.
  */
-async function startMock(ttftMs: number, itlMs: number, timingLog: string) {
+async function startMock(p: Point, timingLog: string) {
+  const { ttftMs, itlMs } = p;
   const mock = await startMockProcess([
     "--http",
-    mockHttp,
+    mockHttpAt(p.concurrency),
     "--ttft-ms",
     String(ttftMs),
     "--itl-ms",
@@ -713,7 +726,10 @@ async function main(): Promise<void> {
       if (!inputs.has(p.tokens)) inputs.set(p.tokens, await payloadFile(dir, p.tokens));
     }
     const logOf = (key: string) => join(dir, `timing_${key.replace("/", "_")}.jsonl`);
-    const first = await startMock(0, 0, logOf("fixed"));
+    const first = await startMock(
+      { concurrency: 1, tokens: 16, ttftMs: 0, itlMs: 0 },
+      logOf("fixed"),
+    );
     mocks.add(first);
     // The CLI's fixed cost (start-up, dataset, report, artifacts): one 1-request run.
     const fixed = await timed(
@@ -755,7 +771,11 @@ async function main(): Promise<void> {
     mocks.delete(first);
     console.log(
       "TTFT err, ITL err: p50/p99 ms of each request's reported value minus the mock's logged " +
-        `send times (--timing-log, mock server --http ${mockHttp});\nthe baseline's TTFT err ` +
+        `send times (--timing-log; mock server --http ${
+          mockHttp === "auto"
+            ? `direct up to ${DIRECT_MOCK_MAX_STREAMS} streams, deno above`
+            : mockHttp
+        });\nthe baseline's TTFT err ` +
         "(timed points only) is its first token read minus the same: loopback and the mock's own " +
         "write path\n",
     );
@@ -769,7 +789,7 @@ async function main(): Promise<void> {
     for (const p of points) {
       const key = `${p.ttftMs}/${p.itlMs}`;
       // A mock of its own per point: one that has served a long point holds more memory.
-      const mock = await startMock(p.ttftMs, p.itlMs, logOf(`${p.concurrency}_${p.tokens}_${key}`));
+      const mock = await startMock(p, logOf(`${p.concurrency}_${p.tokens}_${key}`));
       mocks.add(mock);
       try {
         const input = inputs.get(p.tokens)!;

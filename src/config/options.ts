@@ -769,10 +769,10 @@ export const mockServerOptions = {
     kind: "string",
     schema: z.enum(["deno", "direct"]),
     expect: "one of deno, direct",
-    default: "direct",
+    default: "deno",
     group: "Server",
     help:
-      "HTTP server: direct (the mock's own HTTP/1.1 server: each chunk goes to the socket as it is made, so --timing-log times are when the bytes left) or deno (Deno.serve, which sends a chunk once the mock's JavaScript turn has ended).",
+      "HTTP server: deno (Deno.serve: sends a chunk once the mock's JavaScript turn has ended, after the time --timing-log notes) or direct (the mock's own HTTP/1.1 server: each chunk goes to the socket as it is made, so --timing-log times are when the bytes left; one write per chunk, so fewer token events per second with thousands of streams).",
     metavar: "KIND",
   }),
   ttftMs: opt({

@@ -12,8 +12,9 @@ export interface MockOptions {
   /** TCP port; 0 (the default of `startMockServer`) picks any free port. */
   port?: number;
   /**
-   * HTTP server: "direct" (the default: the mock's own HTTP/1.1 server, `wire.ts`, which writes
-   * each chunk to the socket as it is enqueued) or "deno" (`Deno.serve`).
+   * HTTP server: "deno" (`Deno.serve`, the default) or "direct" (the mock's own HTTP/1.1 server,
+   * `wire.ts`, which writes each chunk to the socket as it is made: exact send times, one write per
+   * chunk).
    */
   http?: "deno" | "direct";
   /** Time to first token in milliseconds; default 0. */

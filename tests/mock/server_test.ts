@@ -105,7 +105,7 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
   assert.deepEqual({ ...resolveMockOptions({ seed: 1 }), port: undefined }, {
     host: "127.0.0.1",
     port: undefined,
-    http: "direct",
+    http: "deno",
     ttftMs: 0,
     itlMs: 0,
     outputTokens: 16,
