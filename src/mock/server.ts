@@ -9,7 +9,7 @@ import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { seededRandom } from "./rng.ts";
 import { TimingLog } from "./timing_log.ts";
 import { loadTokenizer } from "./tokens.ts";
-import { serveWire } from "./wire.ts";
+import { serveWire, type WireServer } from "./wire.ts";
 
 export type { MockOptions } from "./options.ts";
 
@@ -61,7 +61,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     byPath[path] = (byPath[path] ?? 0) + 1;
     return app.fetch(req, { arrival });
   };
-  let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
+  // Deno.serve's server has the same two members the mock uses.
+  let server: WireServer;
   try {
     server = o.http === "direct"
       ? serveWire({ hostname: o.host, port: o.port }, (req, info) => handle(req, info.arrival))

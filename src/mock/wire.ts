@@ -15,6 +15,8 @@
  * dropped answers need. No TLS, no `Expect: 100-continue`, no upgrades.
  */
 
+import { concat } from "../transport/bytes.ts";
+
 /** What the server hands the handler with each request. */
 export interface WireInfo {
   /** When the request's last byte was read (`performance.now()` ms). */
@@ -183,8 +185,7 @@ async function readHead(input: Input): Promise<Head | null> {
 
 /** Reads a chunked request body. */
 async function readChunked(input: Input): Promise<Uint8Array<ArrayBuffer>> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
+  const parts: Uint8Array<ArrayBuffer>[] = [];
   for (;;) {
     const line = await input.line(1024);
     const size = parseInt(line.split(";")[0].trim(), 16);
@@ -197,16 +198,9 @@ async function readChunked(input: Input): Promise<Uint8Array<ArrayBuffer>> {
       break;
     }
     parts.push(await input.take(size));
-    total += size;
     if ((await input.line(2)) !== "") throw new BadRequest(400, "chunk not followed by CRLF");
   }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 /** Writes all of `bytes`; throws `Closed` when the peer has gone. */
@@ -219,19 +213,6 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   }
 }
 
-/** `parts` as one array. */
-function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  n = 0;
-  for (const p of parts) {
-    out.set(p, n);
-    n += p.length;
-  }
-  return out;
-}
-
 /**
  * Writes chunks of a chunked body through one reused buffer: size line, data and CRLF go out in one
  * write, with no array made per chunk. A chunk's write ends before the next one is framed.
@@ -241,7 +222,7 @@ class ChunkWriter {
 
   constructor(private conn: Deno.Conn) {}
 
-  async write(data: Uint8Array): Promise<void> {
+  write(data: Uint8Array): Promise<void> {
     const hex = data.length.toString(16);
     const size = hex.length + data.length + 4;
     if (size > this.#buf.length) {
@@ -256,14 +237,7 @@ class ChunkWriter {
     b.set(data, hex.length + 2);
     b[size - 2] = 13;
     b[size - 1] = 10;
-    const frame = b.subarray(0, size);
-    try {
-      // Usually one write takes it all: no further step for the rest.
-      let off = await this.conn.write(frame);
-      while (off < size) off += await this.conn.write(frame.subarray(off));
-    } catch {
-      throw new Closed();
-    }
+    return writeAll(this.conn, b.subarray(0, size));
   }
 }
 
@@ -298,13 +272,13 @@ function reason(status: number): string {
 /** A plain-text answer to a request the server could not take, closing the connection. */
 function refusal(status: number, message: string): Uint8Array {
   const body = enc.encode(message + "\n");
-  return concat(
+  return concat([
     enc.encode(
       `HTTP/1.1 ${status} ${reason(status)}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
         `content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
     ),
     body,
-  );
+  ]);
 }
 
 /**
@@ -377,8 +351,11 @@ async function writeResponse(
   }
   if (streamed) await writeAll(conn, LAST_CHUNK);
   else {
-    const body = concat(...parts);
-    await writeAll(conn, concat(headBytes(res, `content-length: ${body.length}`, keepAlive), body));
+    const body = concat(parts);
+    await writeAll(
+      conn,
+      concat([headBytes(res, `content-length: ${body.length}`, keepAlive), body]),
+    );
   }
   return true;
 }

@@ -25,6 +25,7 @@ import {
   type SendResult,
   streamEnded,
 } from "./send.ts";
+import { concat } from "./bytes.ts";
 import { SseParser } from "./sse.ts";
 import { type SignalWatch, watchSignal } from "./signal_watch.ts";
 
@@ -1058,17 +1059,4 @@ function headOf(c: Connection, cache: HeadCache): Head | null {
     cache.set(c.buf, from, endAt, head);
     return head;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { send, type SendOptions, type SendResult } from "../../src/transport/send.ts";
 import { createHttp1Transport } from "../../src/transport/http1.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
+import type { Endpoint } from "../../src/endpoints/types.ts";
 
 const enc = new TextEncoder();
 
@@ -250,6 +251,49 @@ function burstServer(n: number, parts: string[]) {
   return { port, arrived: flags, close: () => worker.terminate() };
 }
 
+/**
+ * Sends `streams` requests through `subject` to `srv`, waits for `ready` (then raises `srv`'s part
+ * counter to `part` when given), and keeps this thread busy for 300 ms while the server writes:
+ * every stream's next read is then waiting at once. Returns the results, each checked complete.
+ */
+async function sendBurst(
+  subject: Subject,
+  srv: ReturnType<typeof burstServer>,
+  streams: number,
+  endpoint: Endpoint,
+  ready: () => Promise<void>,
+  part?: number,
+): Promise<SendResult[]> {
+  const t = subject.make([]);
+  // The fetch subject swaps the global fetch per request; requests in flight together restore
+  // it in any order.
+  const realFetch = globalThis.fetch;
+  try {
+    const url = `http://127.0.0.1:${await srv.port}/v1/chat/completions`;
+    const sends = Array.from({ length: streams }, () => t.send(opts(url, { endpoint })));
+    await ready();
+    if (part !== undefined) Atomics.store(srv.arrived, 1, part);
+    const until = performance.now() + 300;
+    while (performance.now() < until) { /* busy */ }
+    const results = await Promise.all(sends);
+    for (const r of results) {
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, "first second");
+    }
+    return results;
+  } finally {
+    globalThis.fetch = realFetch;
+    t.close();
+    srv.close();
+  }
+}
+
+/** How far apart the `k`-th responses of `results` were stamped, in ms. */
+function stampSpread(results: SendResult[], k: number): number {
+  const at = results.map((r) => r.responsePerf[k]);
+  return Math.max(...at) - Math.min(...at);
+}
+
 for (const subject of subjects) {
   const name = (s: string) => `transport contract (${subject.name}): ${s}`;
 
@@ -273,34 +317,12 @@ for (const subject of subjects) {
         return chatEndpoint.parseText!(data, state, event);
       },
     };
-    const t = subject.make([]);
-    // The fetch subject swaps the global fetch per request; requests in flight together restore
-    // it in any order.
-    const realFetch = globalThis.fetch;
-    try {
-      const url = `http://127.0.0.1:${await srv.port}/v1/chat/completions`;
-      const sends = Array.from(
-        { length: streams },
-        () => t.send(opts(url, { endpoint: slowFirst })),
-      );
+    const results = await sendBurst(subject, srv, streams, slowFirst, async () => {
       while (Atomics.load(srv.arrived, 0) === 0) await new Promise((r) => setTimeout(r, 5));
-      // Busy while the server writes every answer: they are all waiting when this thread reads.
-      const until = performance.now() + 300;
-      while (performance.now() < until) { /* busy */ }
-      const results = await Promise.all(sends);
-      for (const r of results) {
-        assert.equal(r.error, null);
-        assert.equal(r.outputText, "first second");
-      }
-      const firsts = results.map((r) => r.responsePerf[0]);
-      const spread = Math.max(...firsts) - Math.min(...firsts);
-      // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
-      assert.ok(spread < (streams - 1) * burnMs / 3, `first tokens stamped over ${spread} ms`);
-    } finally {
-      globalThis.fetch = realFetch;
-      t.close();
-      srv.close();
-    }
+    });
+    const spread = stampSpread(results, 0);
+    // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
+    assert.ok(spread < (streams - 1) * burnMs / 3, `first tokens stamped over ${spread} ms`);
   });
 
   Deno.test(name("a burst of later tokens is stamped before any of them is parsed"), async () => {
@@ -328,37 +350,17 @@ for (const subject of subjects) {
         return chatEndpoint.parseText!(data, state, event);
       },
     };
-    const t = subject.make([]);
-    const realFetch = globalThis.fetch;
-    try {
-      const url = `http://127.0.0.1:${await srv.port}/v1/chat/completions`;
-      const sends = Array.from(
-        { length: streams },
-        () => t.send(opts(url, { endpoint: slowSecond })),
-      );
+    // Once every first token is read, the server writes the second tokens together.
+    const results = await sendBurst(subject, srv, streams, slowSecond, async () => {
       const deadline = performance.now() + 5000;
       while (firsts < streams && performance.now() < deadline) {
         await new Promise((r) => setTimeout(r, 5));
       }
       assert.equal(firsts, streams, "every first token was read");
-      // Busy while the server writes the second tokens: they are all waiting when this thread reads.
-      Atomics.store(srv.arrived, 1, 1);
-      const until = performance.now() + 300;
-      while (performance.now() < until) { /* busy */ }
-      const results = await Promise.all(sends);
-      for (const r of results) {
-        assert.equal(r.error, null);
-        assert.equal(r.outputText, "first second");
-      }
-      const seconds = results.map((r) => r.responsePerf[1]);
-      const spread = Math.max(...seconds) - Math.min(...seconds);
-      // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
-      assert.ok(spread < (streams - 1) * burnMs / 3, `second tokens stamped over ${spread} ms`);
-    } finally {
-      globalThis.fetch = realFetch;
-      t.close();
-      srv.close();
-    }
+    }, 1);
+    const spread = stampSpread(results, 1);
+    // Stamped in turn after each other's parsing, they would spread over (streams - 1) * burnMs.
+    assert.ok(spread < (streams - 1) * burnMs / 3, `second tokens stamped over ${spread} ms`);
   });
 
   Deno.test(
