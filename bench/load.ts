@@ -23,8 +23,8 @@
  * streams with `Deno.serve`, which sends a chunk only once the mock's JavaScript turn has ended,
  * after the time it logged, but writes many streams' chunks far faster (at 4,096 x 256 50/5 it
  * delivered about 530,000 token events a second against 80,000). `--mock-http direct|deno` picks
- * one for every point. Both processes read the same clock (`performance.timeOrigin + performance.now()`,
- * epoch ns), so the client's TTFT error is its reported TTFT minus (first token sent − request
+ * one for every point. Both processes read the same clock
+ * (`performance.timeOrigin + performance.now()`, epoch ns), so the client's TTFT error is its reported TTFT minus (first token sent − request
  * start), and its ITL error is its reported ITL minus (last − first token sent) / (tokens − 1).
  * This is the client's own error, without the mock's lateness (its timers fire late under load);
  * the older comparison with the mock's configured delays is kept in the JSON results as
@@ -46,8 +46,8 @@
  * point, default 3), --repeat N (default 1),
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
  * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http auto|direct|deno
- * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above). Needs /usr/bin/time (GNU time)
- * for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
+ * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above). Needs
+ * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
 import { parseArgs } from "node:util";

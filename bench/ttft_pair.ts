@@ -115,10 +115,11 @@ async function runBaseline(url: string, timings: string): Promise<Map<string, bi
 /** `request_id` → the `field` (epoch ns) of each line of a JSON lines file. */
 async function readFirsts(file: string, field: string): Promise<Map<string, bigint>> {
   const m = new Map<string, bigint>();
+  const value = new RegExp(`"${field}":(\\d+)`);
   for (const line of (await Deno.readTextFile(file)).split("\n")) {
     if (line === "") continue;
     const id = /"request_id":"([^"]+)"/.exec(line)?.[1];
-    const ns = new RegExp(`"${field}":(\\d+)`).exec(line)?.[1];
+    const ns = value.exec(line)?.[1];
     if (id !== undefined && ns !== undefined) m.set(id, BigInt(ns));
   }
   return m;

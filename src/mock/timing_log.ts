@@ -20,6 +20,7 @@
  */
 
 import { epochNs } from "../load/clock.ts";
+import { writeAll } from "../transport/bytes.ts";
 
 /** What one streamed answer sent, as `performance.now()` milliseconds. */
 export interface SentTimes {
@@ -102,8 +103,7 @@ export class TimingLog {
   async #writeAll(bytes: Uint8Array): Promise<void> {
     if (this.#failure !== null) return;
     try {
-      let off = 0;
-      while (off < bytes.length) off += await this.#file.write(bytes.subarray(off));
+      await writeAll(this.#file, bytes);
     } catch (e) {
       this.#failure = e;
     }

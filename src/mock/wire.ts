@@ -15,7 +15,7 @@
  * dropped answers need. No TLS, no `Expect: 100-continue`, no upgrades.
  */
 
-import { concat } from "../transport/bytes.ts";
+import { concat, writeAll as writeAllBytes } from "../transport/bytes.ts";
 
 /** What the server hands the handler with each request. */
 export interface WireInfo {
@@ -206,8 +206,7 @@ async function readChunked(input: Input): Promise<Uint8Array<ArrayBuffer>> {
 /** Writes all of `bytes`; throws `Closed` when the peer has gone. */
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   try {
-    let off = 0;
-    while (off < bytes.length) off += await conn.write(bytes.subarray(off));
+    await writeAllBytes(conn, bytes);
   } catch {
     throw new Closed();
   }
@@ -252,21 +251,23 @@ function headBytes(res: Response, framing: string, keepAlive: boolean): Uint8Arr
   return enc.encode(text);
 }
 
+/** Reason phrases for the status line. */
+const PHRASES: Record<number, string> = {
+  200: "OK",
+  204: "No Content",
+  400: "Bad Request",
+  404: "Not Found",
+  413: "Payload Too Large",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+};
+
 /** A reason phrase for the status line. */
 function reason(status: number): string {
-  const phrases: Record<number, string> = {
-    200: "OK",
-    204: "No Content",
-    400: "Bad Request",
-    404: "Not Found",
-    413: "Payload Too Large",
-    429: "Too Many Requests",
-    431: "Request Header Fields Too Large",
-    500: "Internal Server Error",
-    501: "Not Implemented",
-    503: "Service Unavailable",
-  };
-  return phrases[status] ?? "Status";
+  return PHRASES[status] ?? "Status";
 }
 
 /** A plain-text answer to a request the server could not take, closing the connection. */

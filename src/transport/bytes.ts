@@ -1,4 +1,15 @@
-/** Byte-array helpers shared by the HTTP/1.1 client and the mock's HTTP/1.1 server. */
+/** Byte-array helpers shared by the HTTP/1.1 client, the mock's HTTP/1.1 server and its log. */
+
+/** Anything written to a part at a time, as `Deno.Conn` and `Deno.FsFile` are. */
+export interface PartialWriter {
+  write(p: Uint8Array): Promise<number>;
+}
+
+/** Writes all of `bytes`, calling `w.write` again for what a write left. */
+export async function writeAll(w: PartialWriter, bytes: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < bytes.length) off += await w.write(bytes.subarray(off));
+}
 
 /** `parts` joined into one array; a single part is returned as it is, not copied. */
 export function concat<T extends ArrayBufferLike>(

@@ -25,7 +25,7 @@ import {
   type SendResult,
   streamEnded,
 } from "./send.ts";
-import { concat } from "./bytes.ts";
+import { concat, writeAll } from "./bytes.ts";
 import { SseParser } from "./sse.ts";
 import { type SignalWatch, watchSignal } from "./signal_watch.ts";
 
@@ -222,11 +222,6 @@ class Connection {
   /** Back to the own buffer, with the unread bytes (which fit in it); the lent one returns. */
   #giveBack(): void {
     this.#pool.give(this.#move(this.#own, false));
-  }
-
-  async writeAll(bytes: Uint8Array): Promise<void> {
-    let off = 0;
-    while (off < bytes.length) off += await this.conn.write(bytes.subarray(off));
   }
 
   close(): void {
@@ -888,7 +883,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
           if (cancel.cancelled) throw cancel.reason;
           // Usually one write takes it all: no extra async step for the rest.
           const n = await c.conn.write(message);
-          if (n < message.length) await c.writeAll(message.subarray(n));
+          if (n < message.length) await writeAll(c.conn, message.subarray(n));
           // The head, a read at a time (written out here, as the body's reads are below: an
           // async function would be one more suspended frame for every request waiting).
           while ((head = headOf(c, heads)) === null) {
