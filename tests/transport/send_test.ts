@@ -3,6 +3,7 @@ import {
   recycleResult,
   send,
   type SendOptions,
+  Spares,
   TextCollector,
   TimeLog,
 } from "../../src/transport/send.ts";
@@ -531,7 +532,7 @@ Deno.test("TimeLog: logs filled side by side keep their own times as arrays are 
   assert.deepEqual([...a.view()], Array.from({ length: 200 }, (_, i) => i));
   a.recycle();
   assert.equal(a.length, 0);
-  // `b` may get `a`'s arrays, including one that a growing log gave up along the way.
+  // `b` may get `a`'s array.
   for (let i = 0; i < 500; i++) {
     b.push(-i);
     if (i === 100) a.push(1000);
@@ -539,6 +540,39 @@ Deno.test("TimeLog: logs filled side by side keep their own times as arrays are 
   a.push(1001);
   assert.deepEqual([...a.view()], [1000, 1001]);
   assert.deepEqual([...b.view()], Array.from({ length: 500 }, (_, i) => -i));
+});
+
+Deno.test("Spares: the largest array kept is taken first, and a new one fits the last answer", () => {
+  const made: number[] = [];
+  const spares = new Spares<Uint8Array>(
+    (n) => {
+      made.push(n);
+      return new Uint8Array(n);
+    },
+    16,
+    1024,
+  );
+  // Nothing kept and no answer given back yet: the first length.
+  const first = spares.take();
+  assert.equal(first.length, 16);
+  // Kept by size, handed out largest first, whatever the order they came back in.
+  const small = new Uint8Array(32);
+  const large = new Uint8Array(256);
+  const middle = new Uint8Array(128);
+  spares.give(small);
+  spares.give(large);
+  spares.give(middle);
+  assert.equal(spares.take(), large);
+  assert.equal(spares.take(), middle);
+  assert.equal(spares.take(), small);
+  // An answer that needed 100 elements: the next new array holds it without growing (16 doubled
+  // to 128), and that answer's own array, too long to keep, is left to the collector.
+  spares.give(new Uint8Array(2048), 100);
+  assert.equal(spares.take().length, 128);
+  assert.deepEqual(made, [16, 128]);
+  // Beyond the longest kept, a new array stops doubling at it.
+  spares.give(new Uint8Array(0), 5000);
+  assert.equal(spares.take().length, 1024);
 });
 
 Deno.test("recycleResult: a result's times serve later requests once given back", async () => {
