@@ -54,11 +54,12 @@ export function bodyCount(packed: PackedBodies): number {
 }
 
 /**
- * Body `index` as a private copy of its bytes: fetch refuses views on shared memory, and a copy
- * of one body per request is cheap next to the request.
+ * Body `index`, a view of the shared bytes: read it, never write it. A transport that needs a
+ * private copy makes one (fetch refuses views on shared memory); the HTTP/1.1 transport copies
+ * it into the request message it writes anyway.
  */
 export function bodyBytes(packed: PackedBodies, index: number): Uint8Array {
-  return packed.bytes.slice(packed.offsets[index], packed.offsets[index + 1]);
+  return packed.bytes.subarray(packed.offsets[index], packed.offsets[index + 1]);
 }
 
 /** Splits planned conversations into per-conversation metadata and one shared set of bodies. */

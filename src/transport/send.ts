@@ -27,7 +27,7 @@ export interface SendOptions {
   url: string;
   /** Complete request headers (Content-Type, auth, X-Request-ID, …). */
   headers: Record<string, string>;
-  /** Sent as is, byte for byte. */
+  /** Sent as is, byte for byte. Bytes may be a view on shared memory: only read. */
   body: string | Uint8Array;
   /** Read the answer as SSE (unless the server answers with a JSON body). */
   streaming: boolean;
@@ -423,7 +423,10 @@ async function exchange(opts: SendOptions, r: OpenResult, timeout: RequestAbort)
     res = await fetch(opts.url, {
       method: "POST",
       headers: opts.headers,
-      body: opts.body as BodyInit,
+      // fetch refuses a view on shared memory: it gets a copy.
+      body: (typeof opts.body !== "string" && opts.body.buffer instanceof SharedArrayBuffer
+        ? opts.body.slice()
+        : opts.body) as BodyInit,
       signal: timeout.signal,
     });
   } catch (e) {

@@ -7,6 +7,7 @@ import { send, type SendOptions, type SendResult } from "../../src/transport/sen
 import { createHttp1Transport } from "../../src/transport/http1.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
+import { bodyBytes, packBodies } from "../../src/load/packed.ts";
 
 const enc = new TextEncoder();
 
@@ -394,6 +395,27 @@ for (const subject of subjects) {
       }
     },
   );
+
+  Deno.test(name("a body on shared memory is sent byte for byte"), async () => {
+    const t = subject.make([]);
+    let seen = "";
+    const srv = serve(async (req) => {
+      seen = await req.text();
+      return sseResponse([chunk("ok"), DONE], [0, 0]);
+    });
+    try {
+      // As the Workers send them: a view into the run's packed bodies, between two others.
+      const text = JSON.stringify({ model: "m", messages: [{ role: "user", content: "é" }] });
+      const packed = packBodies(["before", text, "after"]);
+      const r = await t.send(opts(srv.url, { body: bodyBytes(packed, 1) }));
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, "ok");
+      assert.equal(seen, text);
+    } finally {
+      t.close();
+      await srv.close();
+    }
+  });
 
   Deno.test(name("an SSE answer is read as a stream even when none was asked for"), async () => {
     const t = subject.make([]);
