@@ -13,10 +13,18 @@ import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
 import { epochNs } from "./clock.ts";
 import { claimRequest, Ctl, workerInFlight } from "./control.ts";
-import { acquireSlot, releaseSlot, waitUntil } from "./wait.ts";
+import { acquireSlot, releaseSlot, tryAcquireSlot, waitUntil } from "./wait.ts";
 import type { PhasePlan } from "./plan.ts";
 import { bodyBytes, type WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
+
+/** A conversation to start: its number in the phase, its index, when its first turn is meant. */
+interface Start {
+  sessionNum: number;
+  conversationIndex: number;
+  /** `performance.now()` ms; null: now. */
+  firstPerf: number | null;
+}
 
 /** Receives finished records; the Worker batches them to the main thread. */
 export type RecordSink = (record: RequestRecord) => void;
@@ -89,75 +97,100 @@ export async function runSlots(opts: {
   const transport = createTransport(plan.transport, opts.slots);
 
   /**
-   * Sends the turns of one conversation in order. The first is meant for `firstPerf` (null: now);
-   * later ones after their delay, or at their recorded time in a fixed schedule. Returns false
-   * when the request limit or a stop ended it.
+   * Sends conversations, one after another, each one's turns in order: `next` gives the next one
+   * to start (it may first wait for a concurrency place), or null when there is none; `ended` is
+   * called as each one ends, however it ended. A conversation's first turn is meant for
+   * `Start.firstPerf` (null: now); later ones after their delay, or at their recorded time in a
+   * fixed schedule. Returns false when the request limit or a stop cut a conversation short.
+   *
+   * One call, and so one suspended async frame, serves all of a slot's conversations: a frame per
+   * conversation lived as long as its requests, which at thousands of streams outlive several
+   * young collections, so each was moved to the old generation and collected there.
    */
-  async function conversation(
-    sessionNum: number,
-    conversationIndex: number,
-    firstPerf: number | null,
+  async function converse(
+    next: () => Start | null | Promise<Start | null>,
+    ended: () => void,
   ): Promise<boolean> {
-    const conv = conversations[conversationIndex];
-    let intendedPerf = firstPerf;
-    // Built multi-turn conversations send each turn with the live answers of the earlier ones.
-    const answers: string[] | null = conv.live ? [] : null;
-    for (let turnIndex = 0; turnIndex < conv.turns; turnIndex++) {
-      if (turnIndex > 0) {
-        const ts = timing.mode === "fixed" ? conv.timestampsMs?.[turnIndex] : undefined;
-        const delay = (conv.delaysMs?.[turnIndex] ?? 0) * delayRatio;
-        // A turn is never meant before the answer it follows: only the client's delay counts.
-        if (ts !== undefined && timing.mode === "fixed") {
-          intendedPerf = Math.max(origin + ts - timing.shiftMs, performance.now());
-        } else intendedPerf = delay > 0 ? performance.now() + delay : null;
-        if (intendedPerf !== null && !(await waitUntil(intendedPerf, stopped))) return false;
+    for (;;) {
+      const taken = next();
+      const start = taken instanceof Promise ? await taken : taken;
+      if (start === null) return true;
+      const { sessionNum, conversationIndex } = start;
+      let completed = true;
+      try {
+        const conv = conversations[conversationIndex];
+        let intendedPerf = start.firstPerf;
+        // Built multi-turn conversations send each turn with the live answers of the earlier ones.
+        const answers: string[] | null = conv.live ? [] : null;
+        for (let turnIndex = 0; turnIndex < conv.turns; turnIndex++) {
+          if (turnIndex > 0) {
+            const ts = timing.mode === "fixed" ? conv.timestampsMs?.[turnIndex] : undefined;
+            const delay = (conv.delaysMs?.[turnIndex] ?? 0) * delayRatio;
+            // A turn is never meant before the answer it follows: only the client's delay counts.
+            if (ts !== undefined && timing.mode === "fixed") {
+              intendedPerf = Math.max(origin + ts - timing.shiftMs, performance.now());
+            } else intendedPerf = delay > 0 ? performance.now() + delay : null;
+            if (intendedPerf !== null && !(await waitUntil(intendedPerf, stopped))) {
+              completed = false;
+              break;
+            }
+          }
+          if (!claimRequest(control, plan.requestLimit)) {
+            completed = false;
+            break;
+          }
+          const requestId = crypto.randomUUID();
+          // A seeded share of requests is cancelled on purpose, the same ones for the same seed.
+          const cancelling = cancelPercent > 0 &&
+              hash32(plan.seed, sessionNum, 7000 + turnIndex) / 2 ** 32 < cancelPercent / 100
+            ? inFlight.acquire()
+            : null;
+          const cancelTimer = cancelling === null
+            ? undefined
+            : setTimeout(() => cancelling.abort(), plan.cancelDelayMs ?? 0);
+          Atomics.add(control, Ctl.IN_FLIGHT, 1);
+          Atomics.add(control, own, 1);
+          const result = await transport.send({
+            url: plan.url,
+            headers: {
+              ...plan.headers,
+              "X-Request-ID": requestId,
+              "X-Correlation-ID": conv.sessionId,
+            },
+            body: answers && turnIndex > 0
+              ? liveBody(endpoint, conv.live!, turnIndex, answers)
+              : bodyBytes(bodies, conv.firstBody + turnIndex),
+            streaming: plan.streaming,
+            endpoint,
+            timeoutMs: plan.timeoutMs,
+            signal: cancelling === null ? inFlight.signal : cancelling.signal,
+          });
+          if (cancelling !== null) {
+            clearTimeout(cancelTimer);
+            inFlight.release(cancelling);
+          }
+          // Read before `finished`, which may give the result back to the transport for reuse.
+          answers?.push(result.outputText);
+          const failed = result.error !== null;
+          finished(
+            result,
+            sessionNum,
+            conversationIndex,
+            conv.sessionId,
+            turnIndex,
+            requestId,
+            intendedPerf,
+          );
+          // A failed turn ends its conversation: later turns would build on an answer that never
+          // came.
+          if (failed) break;
+        }
+        if (completed) Atomics.add(control, Ctl.SESSIONS_DONE, 1);
+      } finally {
+        ended();
       }
-      if (!claimRequest(control, plan.requestLimit)) return false;
-      const requestId = crypto.randomUUID();
-      // A seeded share of requests is cancelled on purpose, the same ones for the same seed.
-      const cancelling = cancelPercent > 0 &&
-          hash32(plan.seed, sessionNum, 7000 + turnIndex) / 2 ** 32 < cancelPercent / 100
-        ? inFlight.acquire()
-        : null;
-      const cancelTimer = cancelling === null
-        ? undefined
-        : setTimeout(() => cancelling.abort(), plan.cancelDelayMs ?? 0);
-      Atomics.add(control, Ctl.IN_FLIGHT, 1);
-      Atomics.add(control, own, 1);
-      const result = await transport.send({
-        url: plan.url,
-        headers: {
-          ...plan.headers,
-          "X-Request-ID": requestId,
-          "X-Correlation-ID": conv.sessionId,
-        },
-        body: answers && turnIndex > 0
-          ? liveBody(endpoint, conv.live!, turnIndex, answers)
-          : bodyBytes(bodies, conv.firstBody + turnIndex),
-        streaming: plan.streaming,
-        endpoint,
-        timeoutMs: plan.timeoutMs,
-        signal: cancelling === null ? inFlight.signal : cancelling.signal,
-      });
-      if (cancelling !== null) {
-        clearTimeout(cancelTimer);
-        inFlight.release(cancelling);
-      }
-      finished(
-        result,
-        sessionNum,
-        conversationIndex,
-        conv.sessionId,
-        turnIndex,
-        requestId,
-        intendedPerf,
-      );
-      answers?.push(result.outputText);
-      // A failed turn ends its conversation: later turns would build on an answer that never came.
-      if (result.error) break;
+      if (!completed) return false;
     }
-    Atomics.add(control, Ctl.SESSIONS_DONE, 1);
-    return true;
   }
 
   /**
@@ -223,17 +256,30 @@ export async function runSlots(opts: {
   }
 
   /** Closed loop: start the next conversation as soon as this slot (and a place) is free. */
-  async function slot(): Promise<void> {
-    while (!stopped()) {
-      if (!(await acquireSlot(control))) return;
-      try {
-        const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
-        if (sessionNum >= plan.conversationLimit) return;
-        if (!(await conversation(sessionNum, pick(sessionNum), null))) return;
-      } finally {
+  function slot(): Promise<boolean> {
+    // The slot's conversation, refilled for each one it starts.
+    const start: Start = { sessionNum: 0, conversationIndex: 0, firstPerf: null };
+    /** After a place was taken: the next conversation, or null (the place given back). */
+    const take = (): Start | null => {
+      const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+      if (sessionNum >= plan.conversationLimit) {
         releaseSlot(control);
+        return null;
       }
-    }
+      start.sessionNum = sessionNum;
+      start.conversationIndex = pick(sessionNum);
+      return start;
+    };
+    const afterWait = (placed: boolean): Start | null => placed ? take() : null;
+    return converse(
+      () => {
+        if (stopped()) return null;
+        // A free place is taken at once; only a full phase is waited on.
+        if (tryAcquireSlot(control)) return take();
+        return acquireSlot(control).then(afterWait);
+      },
+      () => releaseSlot(control),
+    );
   }
 
   /**
@@ -243,7 +289,8 @@ export async function runSlots(opts: {
    */
   async function issuer(): Promise<void> {
     const cursor = timing.mode === "rate" ? new ArrivalCursor(timing.schedule) : null;
-    const running = new Set<Promise<void>>();
+    const running = new Set<Promise<unknown>>();
+    const release = () => releaseSlot(control);
     while (!stopped() && Atomics.load(control, Ctl.ISSUED) < plan.requestLimit) {
       const i = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
       if (i >= plan.conversationLimit) break;
@@ -253,11 +300,13 @@ export async function runSlots(opts: {
       if (!(await waitUntil(intended, stopped))) break;
       if (!(await acquireSlot(control))) break;
       const index = timing.mode === "fixed" ? timing.order[i] : pick(i);
-      const p: Promise<void> = conversation(i, index, intended).then(
-        () => {},
-        () => {},
-      ).finally(() => {
-        releaseSlot(control);
+      let start: Start | null = { sessionNum: i, conversationIndex: index, firstPerf: intended };
+      const once = () => {
+        const s = start;
+        start = null;
+        return s;
+      };
+      const p: Promise<unknown> = converse(once, release).catch(() => {}).finally(() => {
         running.delete(p);
       });
       running.add(p);

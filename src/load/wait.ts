@@ -47,6 +47,19 @@ export async function acquireSlot(ctl: Int32Array): Promise<boolean> {
   }
 }
 
+/**
+ * Takes a concurrency place if one is free now, without waiting (and without the promise an
+ * {@link acquireSlot} call makes); false when the phase stopped or all places are taken.
+ */
+export function tryAcquireSlot(ctl: Int32Array): boolean {
+  for (;;) {
+    if (Atomics.load(ctl, Ctl.STOP) !== 0) return false;
+    const active = Atomics.load(ctl, Ctl.ACTIVE);
+    if (active >= Atomics.load(ctl, Ctl.CAP)) return false;
+    if (Atomics.compareExchange(ctl, Ctl.ACTIVE, active, active + 1) === active) return true;
+  }
+}
+
 /** Gives back a place taken with {@link acquireSlot} and wakes one waiter. */
 export function releaseSlot(ctl: Int32Array): void {
   Atomics.sub(ctl, Ctl.ACTIVE, 1);
