@@ -19,15 +19,19 @@ import {
   failure,
   finishAnswer,
   httpError,
+  type OpenResult,
   type ReadState,
+  resetResult,
+  type ResultOwner,
   sealResult,
   type SendOptions,
   type SendResult,
   streamEnded,
 } from "./send.ts";
+import type { Endpoint } from "../endpoints/types.ts";
 import { concat, writeAll } from "./bytes.ts";
 import { SseParser } from "./sse.ts";
-import { type SignalWatch, watchSignal } from "./signal_watch.ts";
+import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 
 /** A transport: `send` as in send.ts, plus `close` to drop the idle connections it keeps. */
 export interface Transport {
@@ -289,8 +293,8 @@ const enum Chunk {
 interface BodySink {
   /** Stamps a read's arrival; true when the read should wait a turn before `data` (see `read`). */
   stamp(): boolean;
-  /** False to stop reading. */
-  data(bytes: Uint8Array): boolean;
+  /** Takes the content `buf[from, to)`, valid only during the call; false to stop reading. */
+  data(buf: Uint8Array, from: number, to: number): boolean;
 }
 
 /** An SSE body: every event a read completes is stamped with the read's arrival. */
@@ -304,8 +308,8 @@ class SseBody implements BodySink {
   stamp(): boolean {
     return this.events.stamp();
   }
-  data(bytes: Uint8Array): boolean {
-    this.parser.push(bytes);
+  data(buf: Uint8Array, from: number, to: number): boolean {
+    this.parser.pushRange(buf, from, to);
     return !this.events.stop;
   }
 }
@@ -316,8 +320,8 @@ class WholeBody implements BodySink {
   stamp(): boolean {
     return false;
   }
-  data(bytes: Uint8Array): boolean {
-    this.parts.push(bytes.slice());
+  data(buf: Uint8Array, from: number, to: number): boolean {
+    this.parts.push(buf.slice(from, to));
     return true;
   }
 }
@@ -336,12 +340,21 @@ class BodyReader {
   #remaining: number;
   #chunk: Chunk = Chunk.SIZE;
   /** The body has no length and ends when the server closes the connection. */
-  readonly untilClose: boolean;
+  untilClose: boolean;
 
   constructor(c: Connection, head: Head) {
     this.#c = c;
     this.#head = head;
     this.#remaining = head.chunked ? 0 : head.contentLength;
+    this.untilClose = !head.chunked && head.contentLength < 0;
+  }
+
+  /** Reads another answer's body, as a new reader would. */
+  reset(c: Connection, head: Head): void {
+    this.#c = c;
+    this.#head = head;
+    this.#remaining = head.chunked ? 0 : head.contentLength;
+    this.#chunk = Chunk.SIZE;
     this.untilClose = !head.chunked && head.contentLength < 0;
   }
 
@@ -357,22 +370,28 @@ class BodyReader {
 
   /** Passes the content of the buffered bytes to `sink`; false when `sink.data` asked to stop. */
   next(sink: BodySink): boolean {
-    const content = this.#head.chunked ? this.#dechunk() : this.#plain(this.untilClose);
-    return content.length === 0 || sink.data(content);
+    const c = this.#c;
+    const buf = c.buf;
+    const from = c.start;
+    const to = this.#head.chunked ? this.#dechunk() : this.#plain(this.untilClose);
+    return to === from || sink.data(buf, from, to);
   }
 
-  #plain(untilClose: boolean): Uint8Array {
+  /** Takes the buffered bytes of a plain body; returns where its content (from `c.start`) ends. */
+  #plain(untilClose: boolean): number {
     const c = this.#c;
     let n = c.end - c.start;
     if (!untilClose && n > this.#remaining) n = this.#remaining;
-    const out = c.buf.subarray(c.start, c.start + n);
     c.start += n;
     if (!untilClose) this.#remaining -= n;
-    return out;
+    return c.start;
   }
 
-  /** Removes chunk framing from the buffered bytes in place; returns the content found. */
-  #dechunk(): Uint8Array {
+  /**
+   * Removes chunk framing from the buffered bytes in place; returns where the content found
+   * (moved down to start where the unread bytes did) ends.
+   */
+  #dechunk(): number {
     const c = this.#c;
     const buf = c.buf;
     const from = c.start;
@@ -417,7 +436,7 @@ class BodyReader {
     // An incomplete framing line stays at `buf[p, end)` for the next read; the content was
     // moved down to `buf[from, w)`, which is never past it.
     c.start = p;
-    return buf.subarray(from, w);
+    return w;
   }
 }
 
@@ -649,11 +668,11 @@ const MAX_DEADLINE_TICK_MS = 250;
  * so a request times out at most that much late.
  */
 class Deadlines {
-  #pending = new Set<Cancellation>();
+  #pending = new Set<Exchange>();
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
   #tick = MAX_DEADLINE_TICK_MS;
 
-  add(c: Cancellation, timeoutMs: number): void {
+  add(c: Exchange, timeoutMs: number): void {
     c.deadline = performance.now() + timeoutMs;
     this.#pending.add(c);
     const tick = Math.max(1, Math.min(MAX_DEADLINE_TICK_MS, timeoutMs / 20));
@@ -663,7 +682,7 @@ class Deadlines {
     this.#timer = setInterval(() => this.#check(), tick);
   }
 
-  delete(c: Cancellation): void {
+  delete(c: Exchange): void {
     if (!this.#pending.delete(c) || this.#pending.size > 0) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
@@ -681,38 +700,138 @@ class Deadlines {
   }
 }
 
+/** What the transport's requests share: its connections, targets, deadlines and heads. */
+interface Client {
+  lent: LentBuffers;
+  bufferBytes: number;
+  caCerts: string[] | undefined;
+  deadlines: Deadlines;
+  heads: HeadCache;
+  /** Connections in use by a request. */
+  active: Set<Connection>;
+  targetOf(raw: string): Target;
+  takeIdle(o: Origin): Connection | undefined;
+  giveBack(o: Origin, c: Connection): void;
+  /** An exchange whose result was given back, for the next request. */
+  spare(x: Exchange): void;
+}
+
+async function connect(o: Origin, client: Client): Promise<Connection> {
+  const conn = o.tls
+    ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: client.caCerts })
+    : await Deno.connect({ hostname: o.hostname, port: o.port });
+  if (!o.tls) (conn as Deno.TcpConn).setNoDelay(true);
+  return new Connection(conn, client.bufferBytes, client.lent);
+}
+
 /**
- * One request's cancellation by its timeout or the caller's signal: closing the request's
- * connection is how a pending read is interrupted, and a connect under way fails. Built without
- * an AbortController or closures (the caller's signal is watched once for all the requests under
- * it, the deadline is checked with all others): thousands of streams are in flight at once, each
- * holding one.
+ * One request and its answer, and, once its result is given back (`recycleResult`), the next
+ * one's: the result, the body's framing, the SSE parser and event reader are the same objects from
+ * one request to the next.
+ *
+ * A request is a chain of callbacks on the connection's pending operation (connect, write, read),
+ * not an async function: such a function's suspended frame and its locals, and the objects each
+ * request made, lived as long as the request, and with thousands in flight a request outlives
+ * several young collections, so all of it was moved to the old generation, to be marked and
+ * collected there (bench/README.md). The callbacks are made once per exchange.
+ *
+ * It is also the request's cancellation, by its timeout or the caller's signal: closing the
+ * request's connection is how a pending operation is interrupted; a connect under way fails the
+ * request at once (the connection, once open, is closed). Built without an AbortController or
+ * closures (the caller's signal is watched once for all the requests under it, the deadline is
+ * checked with all others).
  */
-class Cancellation {
+class Exchange implements Cancelable, ResultOwner {
+  readonly r: OpenResult = emptyResult();
+  #client: Client;
+  #resolve: ((r: SendResult) => void) | null = null;
+
+  // The request.
+  #endpoint: Endpoint | null = null;
+  #streaming = false;
+  #signal: AbortSignal | undefined = undefined;
+  timeoutMs = 0;
+  #origin: Origin | null = null;
+  /** Kept only until the answer's head arrived (a retry sends it again). */
+  #message: Uint8Array | null = null;
+  #attempt = 0;
+  /** The connection was kept alive from an earlier request. */
+  #reused = false;
+
+  // Its cancellation.
   timedOut = false;
   cancelled = false;
   reason: unknown = undefined;
   /** When the request times out (`performance.now()` ms); Infinity for never. */
   deadline = Infinity;
-  timeoutMs: number;
+  #watch: SignalWatch | null = null;
+  /** The connect under way, until it settles or the request ends. */
+  #connecting: Promise<Connection> | null = null;
   /** The connection the request is using. */
   conn: Connection | null = null;
-  /** Fails the connect under way. */
-  failConnect: ((reason: unknown) => void) | null = null;
-  #deadlines: Deadlines;
-  #watch: SignalWatch | null = null;
 
-  constructor(timeoutMs: number, external: AbortSignal | undefined, deadlines: Deadlines) {
-    this.timeoutMs = timeoutMs;
-    this.#deadlines = deadlines;
+  // The answer.
+  #head: Head | null = null;
+  #phase: "stream" | "body" | null = null;
+  #ok = false;
+  #first = true;
+  #state: ReadState = { done: false, answered: false };
+  #body: BodyReader | null = null;
+  #events: EventReader | null = null;
+  #sse: SseBody | null = null;
+  #whole = new WholeBody();
+  /** Where the body's content goes: `#sse` or `#whole`. */
+  #sink: BodySink = this.#whole;
+
+  // The callbacks, made once.
+  #onWritten = (n: number): void => this.#written(n);
+  #onWrittenAll = (): void => this.#readHead();
+  #onHeadRead = (n: number | null): void => this.#headRead(n);
+  #onSendError = (e: unknown): void => this.#sendFailed(e);
+  #onBodyRead = (n: number | null): void => this.#bodyRead(n);
+  #onBodyError = (e: unknown): void => this.#bodyFailed(e);
+  #onParse = (): void => this.#parse();
+
+  constructor(client: Client) {
+    this.#client = client;
+    this.r.owner = this;
+  }
+
+  /** Sends `opts` and reads the answer; resolves with `this.r`. Never rejects. */
+  start(opts: SendOptions): Promise<SendResult> {
+    const r = this.r;
+    resetResult(r);
+    const done = new Promise<SendResult>((resolve) => this.#resolve = resolve);
+    this.#endpoint = opts.endpoint;
+    this.#streaming = opts.streaming;
+    this.#signal = opts.signal;
+    this.timeoutMs = opts.timeoutMs;
+    this.timedOut = false;
+    this.cancelled = false;
+    this.reason = undefined;
+    this.#attempt = 0;
+    this.#phase = null;
+    this.#head = null;
+    r.startPerf = performance.now();
     // No limit at all means no deadline.
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) deadlines.add(this, timeoutMs);
+    const timeoutMs = opts.timeoutMs;
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) this.#client.deadlines.add(this, timeoutMs);
+    const external = opts.signal;
     if (external) {
       if (external.aborted) this.cancel(external.reason);
-      else {
-        this.#watch = watchSignal(external, this);
-      }
+      else this.#watch = watchSignal(external, this);
     }
+    try {
+      if (this.cancelled) throw this.reason;
+      const target = this.#client.targetOf(opts.url);
+      this.#origin = target.origin;
+      this.#message = requestMessage(target, opts.headers, opts.body);
+    } catch (e) {
+      this.#fail(e);
+      return done;
+    }
+    this.#open();
+    return done;
   }
 
   cancel(reason: unknown): void {
@@ -720,21 +839,280 @@ class Cancellation {
     this.cancelled = true;
     this.reason = reason;
     this.conn?.close();
-    this.failConnect?.(reason);
+    if (this.#connecting !== null) {
+      // Connecting cannot be cancelled: the request fails now, the connection once it opens.
+      this.#connecting = null;
+      this.#fail(reason);
+    }
+  }
+
+  /** The caller is done with the result (`recycleResult`): the next request may reuse both. */
+  recycle(): void {
+    if (this.#resolve !== null) return;
+    resetResult(this.r);
+    this.#endpoint = null;
+    this.#signal = undefined;
+    this.#client.spare(this);
+  }
+
+  /** A connection for the request: a kept-alive one, or a new one. */
+  #open(): void {
+    const o = this.#origin!;
+    const c = this.#client.takeIdle(o);
+    this.#reused = c !== undefined;
+    if (c !== undefined) {
+      this.#send(c);
+      return;
+    }
+    const pending = connect(o, this.#client);
+    this.#connecting = pending;
+    pending.then((c) => {
+      // The request was cancelled (and ended) meanwhile.
+      if (this.#connecting !== pending) c.close();
+      else {
+        this.#connecting = null;
+        this.#send(c);
+      }
+    }, (e) => {
+      if (this.#connecting !== pending) return;
+      this.#connecting = null;
+      this.#fail(e);
+    });
+  }
+
+  /** Writes the request on `c`. */
+  #send(c: Connection): void {
+    this.#client.active.add(c);
+    this.conn = c;
+    if (this.cancelled) {
+      this.#sendFailed(this.reason);
+      return;
+    }
+    c.conn.write(this.#message!).then(this.#onWritten, this.#onSendError);
+  }
+
+  #written(n: number): void {
+    const message = this.#message!;
+    // Usually one write takes it all: no extra async step for the rest.
+    if (n < message.length) {
+      writeAll(this.conn!.conn, message.subarray(n)).then(this.#onWrittenAll, this.#onSendError);
+    } else this.#readHead();
+  }
+
+  /** The head, a read at a time. */
+  #readHead(): void {
+    const c = this.conn!;
+    let head: Head | null;
+    try {
+      head = headOf(c, this.#client.heads);
+    } catch (e) {
+      this.#sendFailed(e);
+      return;
+    }
+    if (head === null) c.conn.read(c.space()).then(this.#onHeadRead, this.#onSendError);
+    else this.#answer(c, head);
+  }
+
+  #headRead(n: number | null): void {
+    const c = this.conn!;
+    if (c.filled(n)) this.#readHead();
+    else {
+      this.#sendFailed(
+        new Error(
+          c.end === c.start
+            ? "the server closed the connection without answering"
+            : "the server closed the connection in the middle of the headers",
+        ),
+      );
+    }
+  }
+
+  /**
+   * Writing the request or reading the head failed. A kept-alive connection the server closed
+   * meanwhile fails before any answer byte: that one attempt is retried on a fresh connection.
+   */
+  #sendFailed(e: unknown): void {
+    const c = this.conn!;
+    if (this.#reused && this.#attempt === 0 && c.start === c.end && !this.cancelled) {
+      this.#client.active.delete(c);
+      c.close();
+      this.conn = null;
+      this.#attempt++;
+      this.#open();
+    } else this.#fail(e);
+  }
+
+  /** The head arrived: the body is read as SSE or whole. */
+  #answer(c: Connection, head: Head): void {
+    const r = this.r;
+    this.#message = null;
+    c.uses++;
+    r.ackPerf = performance.now();
+    r.httpStatus = head.status;
+    this.#head = head;
+    if (this.#body === null) this.#body = new BodyReader(c, head);
+    else this.#body.reset(c, head);
+    const state = this.#state;
+    state.done = false;
+    state.answered = false;
+    const ok = head.status >= 200 && head.status < 300;
+    this.#ok = ok;
+    // The answer's own type wins, as in send.ts.
+    const sse = ok && (head.eventStream || (this.#streaming && !head.json));
+    if (sse) {
+      if (this.#events === null) {
+        this.#events = new EventReader(r, state, this.#endpoint!);
+        this.#sse = new SseBody(this.#events);
+      } else {
+        this.#events.reset(r, state, this.#endpoint!);
+        this.#sse!.parser.reset();
+      }
+      this.#sink = this.#sse!;
+    } else {
+      this.#whole.parts.length = 0;
+      this.#sink = this.#whole;
+    }
+    this.#phase = sse ? "stream" : "body";
+    // Bytes that came with the head are handled first, stamped now: they arrived with it.
+    this.#first = true;
+    this.#readBody();
+  }
+
+  /** The body, a read at a time. */
+  #readBody(): void {
+    const c = this.conn!;
+    if (!this.#first || c.start === c.end) {
+      if (this.#body!.ended) {
+        this.#bodyDone(true);
+        return;
+      }
+      c.conn.read(c.space()).then(this.#onBodyRead, this.#onBodyError);
+      return;
+    }
+    this.#arrived();
+  }
+
+  #bodyRead(n: number | null): void {
+    if (this.conn!.filled(n)) this.#arrived();
+    else if (this.#body!.untilClose) this.#bodyDone(true);
+    else this.#bodyFailed(new Error("the server closed the connection before the answer ended"));
+  }
+
+  /** A read arrived: stamped now, parsed a turn later when the sink asks (EventReader.stamp). */
+  #arrived(): void {
+    this.#first = false;
+    if (this.#sink.stamp()) queueMicrotask(this.#onParse);
+    else this.#parse();
+  }
+
+  #parse(): void {
+    const body = this.#body!;
+    let more: boolean;
+    try {
+      more = body.next(this.#sink);
+    } catch (e) {
+      this.#bodyFailed(e);
+      return;
+    }
+    if (!more) this.#bodyDone(false);
+    else if (body.ended) this.#bodyDone(true);
+    else this.#readBody();
+  }
+
+  /** Reading the body failed: what was read is kept. */
+  #bodyFailed(e: unknown): void {
+    this.#events?.finish();
+    this.#fail(e);
+  }
+
+  /**
+   * The body was read (`finished`), or its reading stopped (an error event, an unreadable
+   * answer): the answer is made into the result, and the connection is kept or closed.
+   */
+  #bodyDone(finished: boolean): void {
+    const r = this.r;
+    const events = this.#sink === this.#sse ? this.#events! : null;
+    try {
+      if (finished && events !== null) {
+        events.at = performance.now();
+        this.#sse!.parser.end();
+      }
+    } catch (e) {
+      this.#bodyFailed(e);
+      return;
+    }
+    events?.finish();
+    r.endPerf = performance.now();
+    const endpoint = this.#endpoint!;
+    const head = this.#head!;
+    if (events !== null) {
+      if (!events.stop) streamEnded(r, this.#state, endpoint);
+      finished = finished && !events.stop;
+    } else {
+      const text = utf8.decode(concat(this.#whole.parts));
+      this.#whole.parts.length = 0;
+      if (this.#ok) applyBody(r, this.#state, endpoint, text);
+      else httpError(r, head.status, head.statusText, text);
+    }
+    if (this.#ok) finishAnswer(r, this.#state, endpoint);
+    // The connection is no longer this request's to close.
+    const c = this.conn!;
+    this.conn = null;
+    // Reuse only a connection whose answer was read to its end.
+    if (finished && this.#body!.complete && head.keepAlive && c.start === c.end) {
+      this.#client.giveBack(this.#origin!, c);
+    } else {
+      this.#client.active.delete(c);
+      c.close();
+    }
+    this.#end();
+  }
+
+  /** The request failed: its connection, if any, is closed. */
+  #fail(e: unknown): void {
+    const r = this.r;
+    r.endPerf = performance.now();
+    const c = this.conn;
+    if (c !== null) {
+      this.#client.active.delete(c);
+      c.close();
+      this.conn = null;
+    }
+    if (e instanceof ProtocolError && !this.cancelled) {
+      r.error = { code: 502, type: "InvalidResponse", message: e.message };
+    } else {
+      r.error = failure(
+        e instanceof Error ? e : new Error(errorText(e)),
+        this,
+        this.#signal,
+        this.timeoutMs,
+        r,
+        this.#phase,
+      );
+    }
+    this.#end();
   }
 
   /** The request ended: its deadline and its place under the caller's signal go. */
-  release(): void {
-    this.#deadlines.delete(this);
+  #end(): void {
+    this.#client.deadlines.delete(this);
     this.#watch?.requests.delete(this);
     this.#watch = null;
+    this.#message = null;
+    this.#whole.parts.length = 0;
+    const resolve = this.#resolve!;
+    this.#resolve = null;
+    resolve(sealResult(this.r));
   }
 }
 
-function timeUp(c: Cancellation): void {
-  c.timedOut = true;
-  c.cancel(new DOMException(`no answer within ${c.timeoutMs} ms`, "TimeoutError"));
+function timeUp(x: Exchange): void {
+  x.timedOut = true;
+  x.cancel(new DOMException(`no answer within ${x.timeoutMs} ms`, "TimeoutError"));
 }
+
+/** Exchanges kept for reuse, at the most, beyond the transport's connections. */
+const SPARE_EXCHANGES = 64;
 
 /** Creates an HTTP/1.1 transport with its own keep-alive connection pools. */
 export function createHttp1Transport(options: Http1Options = {}): Transport {
@@ -751,10 +1129,8 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
   const origins = new Map<string, Origin>();
   const active = new Set<Connection>();
   let closed = false;
-
   const targets = new Map<string, Target>();
-  const deadlines = new Deadlines();
-  const heads = new HeadCache();
+  const spares: Exchange[] = [];
 
   function targetOf(raw: string): Target {
     let t = targets.get(raw);
@@ -806,196 +1182,42 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     return o;
   }
 
-  async function connect(o: Origin): Promise<Connection> {
-    const conn = o.tls
-      ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: options.caCerts })
-      : await Deno.connect({ hostname: o.hostname, port: o.port });
-    if (!o.tls) (conn as Deno.TcpConn).setNoDelay(true);
-    return new Connection(conn, bufferBytes, lent);
-  }
-
-  function takeIdle(o: Origin): Connection | undefined {
-    const list = idle.get(o.key);
-    while (list && list.length > 0) {
-      const c = list.pop()!;
-      if (!c.closed) return c;
-    }
-    return undefined;
-  }
-
-  function giveBack(o: Origin, c: Connection): void {
-    active.delete(c);
-    if (closed || c.closed) {
-      c.close();
-      return;
-    }
-    c.idle();
-    let list = idle.get(o.key);
-    if (!list) idle.set(o.key, list = []);
-    list.push(c);
-  }
-
-  /**
-   * A connection for `o`, unless `cancel` fires first (connecting cannot be cancelled: a
-   * connection that opens after that is closed at once).
-   */
-  function connectFor(o: Origin, cancel: Cancellation): Promise<Connection> {
-    if (cancel.cancelled) return Promise.reject(cancel.reason);
-    const pending = connect(o);
-    return new Promise((resolve, reject) => {
-      cancel.failConnect = (reason) => {
-        pending.then((c) => c.close(), () => {});
-        reject(reason);
-      };
-      pending.then((c) => {
-        cancel.failConnect = null;
-        if (cancel.cancelled) c.close();
-        else resolve(c);
-      }, (e) => {
-        cancel.failConnect = null;
-        reject(e);
-      });
-    });
-  }
-
-  async function send(opts: SendOptions): Promise<SendResult> {
-    const r = emptyResult();
-    const cancel = new Cancellation(opts.timeoutMs, opts.signal, deadlines);
-    let c: Connection | null = null;
-    let phase: "stream" | "body" | null = null;
-    try {
-      r.startPerf = performance.now();
-      if (cancel.cancelled) throw cancel.reason;
-      const target = targetOf(opts.url);
-      const o = target.origin;
-      // Kept only until the answer's head arrived (a retry sends it again).
-      let message: Uint8Array | null = requestMessage(target, opts.headers, opts.body);
-
-      let head: Head | null = null;
-      // A kept-alive connection the server closed meanwhile fails before any answer byte:
-      // that one attempt is retried on a fresh connection.
-      for (let attempt = 0; head === null; attempt++) {
-        const reused = takeIdle(o);
-        c = reused ?? await connectFor(o, cancel);
-        active.add(c);
-        cancel.conn = c;
-        try {
-          if (cancel.cancelled) throw cancel.reason;
-          // Usually one write takes it all: no extra async step for the rest.
-          const n = await c.conn.write(message);
-          if (n < message.length) await writeAll(c.conn, message.subarray(n));
-          // The head, a read at a time (written out here, as the body's reads are below: an
-          // async function would be one more suspended frame for every request waiting).
-          while ((head = headOf(c, heads)) === null) {
-            if (!c.filled(await c.conn.read(c.space()))) {
-              throw new Error(
-                c.end === c.start
-                  ? "the server closed the connection without answering"
-                  : "the server closed the connection in the middle of the headers",
-              );
-            }
-          }
-        } catch (e) {
-          if (reused && attempt === 0 && c.start === c.end && !cancel.cancelled) {
-            active.delete(c);
-            c.close();
-            continue;
-          }
-          throw e;
-        }
+  const client: Client = {
+    lent,
+    bufferBytes,
+    caCerts: options.caCerts,
+    deadlines: new Deadlines(),
+    heads: new HeadCache(),
+    active,
+    targetOf,
+    takeIdle(o) {
+      const list = idle.get(o.key);
+      while (list && list.length > 0) {
+        const c = list.pop()!;
+        if (!c.closed) return c;
       }
-      message = null;
-      c!.uses++;
-      r.ackPerf = performance.now();
-      r.httpStatus = head.status;
-      const conn = c!;
-      const body = new BodyReader(conn, head);
-      const state: ReadState = { done: false, answered: false };
-      const ok = head.status >= 200 && head.status < 300;
-      // The answer's own type wins, as in send.ts.
-      const sse = ok && (head.eventStream || (opts.streaming && !head.json));
-      const events = sse ? new EventReader(r, state, opts.endpoint) : null;
-      const sseBody = events !== null ? new SseBody(events) : null;
-      const whole = sseBody === null ? new WholeBody() : null;
-      const sink: BodySink = sseBody ?? whole!;
-      phase = sse ? "stream" : "body";
-
-      // The body, a read at a time (written out here: see BodyReader). Bytes that came with the
-      // head are handled first, stamped now: they arrived with it.
-      let finished = true;
-      try {
-        let first = true;
-        for (;;) {
-          if (!first || conn.start === conn.end) {
-            if (body.ended) break;
-            if (!conn.filled(await conn.conn.read(conn.space()))) {
-              if (body.untilClose) break;
-              throw new Error("the server closed the connection before the answer ended");
-            }
-          }
-          first = false;
-          // A read waits a turn before its parsing when the sink asks (EventReader.stamp).
-          if (sink.stamp()) await null;
-          if (!body.next(sink)) {
-            finished = false;
-            break;
-          }
-          if (body.ended) break;
-        }
-        if (finished && sseBody !== null) {
-          sseBody.events.at = performance.now();
-          sseBody.parser.end();
-        }
-      } finally {
-        events?.finish();
-      }
-      r.endPerf = performance.now();
-      if (events !== null) {
-        if (!events.stop) streamEnded(r, state, opts.endpoint);
-        finished = finished && !events.stop;
-      } else {
-        const text = utf8.decode(concat(whole!.parts));
-        if (ok) applyBody(r, state, opts.endpoint, text);
-        else httpError(r, head.status, head.statusText, text);
-      }
-      if (ok) finishAnswer(r, state, opts.endpoint);
-
-      // The connection is no longer this request's to close.
-      cancel.conn = null;
-      c = null;
-      // Reuse only a connection whose answer was read to its end.
-      if (finished && body.complete && head.keepAlive && conn.start === conn.end) {
-        giveBack(o, conn);
-      } else {
-        active.delete(conn);
-        conn.close();
-      }
-    } catch (e) {
-      r.endPerf = performance.now();
-      if (c) {
-        active.delete(c);
+      return undefined;
+    },
+    giveBack(o, c) {
+      active.delete(c);
+      if (closed || c.closed) {
         c.close();
+        return;
       }
-      if (e instanceof ProtocolError && !cancel.cancelled) {
-        r.error = { code: 502, type: "InvalidResponse", message: e.message };
-      } else {
-        r.error = failure(
-          e instanceof Error ? e : new Error(errorText(e)),
-          cancel,
-          opts.signal,
-          opts.timeoutMs,
-          r,
-          phase,
-        );
-      }
-    } finally {
-      cancel.release();
-    }
-    return sealResult(r);
-  }
+      c.idle();
+      let list = idle.get(o.key);
+      if (!list) idle.set(o.key, list = []);
+      list.push(c);
+    },
+    spare(x) {
+      if (spares.length < connections + SPARE_EXCHANGES) spares.push(x);
+    },
+  };
 
   return {
-    send,
+    send(opts: SendOptions): Promise<SendResult> {
+      return (spares.pop() ?? new Exchange(client)).start(opts);
+    },
     close() {
       closed = true;
       for (const list of idle.values()) for (const c of list) c.close();

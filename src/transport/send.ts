@@ -164,6 +164,11 @@ export class TimeLog {
     return this.#values.subarray(0, this.length);
   }
 
+  /** Empties the log for another answer, keeping its array; views of it must no longer be read. */
+  clear(): void {
+    this.length = 0;
+  }
+
   /** Gives the array back for later logs; views of it must no longer be read. */
   recycle(): void {
     spareTimes.give(this.#values, this.length);
@@ -176,9 +181,16 @@ const NO_TIMES: Float64Array = new Float64Array(0);
 const FIRST_TIMES = 64;
 const spareTimes = new Spares<Float64Array>((n) => new Float64Array(n), FIRST_TIMES, 1 << 13);
 
+/** Takes back a result its caller is done with (see `recycleResult`). */
+export interface ResultOwner {
+  recycle(): void;
+}
+
 /** A result while its request runs: arrival times go to `times` until `sealResult`. */
 export interface OpenResult extends SendResult {
   times: TimeLog;
+  /** What made the result and reuses it once given back; null: it is left to the collector. */
+  owner: ResultOwner | null;
 }
 
 /** Ends a result's reading: its arrival times become `responsePerf`. */
@@ -193,6 +205,11 @@ export function sealResult(r: OpenResult): SendResult {
  * garbage as usual.
  */
 export function recycleResult(r: SendResult): void {
+  const owner = (r as Partial<OpenResult>).owner;
+  if (owner) {
+    owner.recycle();
+    return;
+  }
   if ("times" in r && r.times instanceof TimeLog) {
     r.times.recycle();
     r.responsePerf = NO_TIMES;
@@ -394,7 +411,24 @@ export function emptyResult(): OpenResult {
     httpStatus: null,
     error: null,
     cancelled: false,
+    owner: null,
   };
+}
+
+/** Makes a result of an earlier request an empty one again, keeping its times' array. */
+export function resetResult(r: OpenResult): void {
+  r.startPerf = 0;
+  r.ackPerf = null;
+  r.endPerf = 0;
+  r.responsePerf = NO_TIMES;
+  r.times.clear();
+  r.responseReasoning = null;
+  r.outputText = "";
+  r.reasoningText = "";
+  r.usage = null;
+  r.httpStatus = null;
+  r.error = null;
+  r.cancelled = false;
 }
 
 /** Sends one request and reads the whole answer. Never throws. */
@@ -617,11 +651,14 @@ export class TextCollector {
 
   /** Adds the text whose bytes, all ASCII, are `src[from, from + length)`. */
   addAscii(src: Uint8Array, from: number, length: number): void {
-    const part = src.subarray(from, from + length);
     if (this.#parts === null) {
-      this.#room(length).set(part, this.#length);
-      this.#length += length;
-    } else this.#parts.push(ascii.decode(part));
+      const bytes = this.#room(length);
+      const at = this.#length;
+      // A word or a few by a loop; past about 32 bytes, a view and \`set\` cost less than the loop.
+      if (length <= 32) { for (let i = 0; i < length; i++) bytes[at + i] = src[from + i]; }
+      else bytes.set(src.subarray(from, from + length), at);
+      this.#length = at + length;
+    } else this.#parts.push(ascii.decode(src.subarray(from, from + length)));
   }
 
   /** The byte buffer, with room for `n` more bytes after what it holds. */
@@ -699,6 +736,23 @@ export class EventReader implements SseSink {
   #endpoint: Endpoint;
 
   constructor(r: OpenResult, state: ReadState, endpoint: Endpoint) {
+    this.#r = r;
+    this.#state = state;
+    this.#endpoint = endpoint;
+  }
+
+  /**
+   * Readies the reader for another answer, after `finish` ended the last one: a request that
+   * reuses its reader makes no new one, nor its text collector, for every answer.
+   */
+  reset(r: OpenResult, state: ReadState, endpoint: Endpoint): void {
+    this.at = 0;
+    this.stop = false;
+    this.#streamState = {};
+    this.#runTemplate = undefined;
+    this.#head = "";
+    this.#joint = "";
+    this.#last = "";
     this.#r = r;
     this.#state = state;
     this.#endpoint = endpoint;
@@ -787,13 +841,13 @@ export class EventReader implements SseSink {
    * the WebAssembly scan of `sse_scan.ts`, as long as their text is ASCII (an event whose text is
    * not is left to the parser, which decodes it). Templates with a counter are left to `readRun`.
    */
-  readRunBytes(b: Uint8Array, at: number, fresh: boolean): number {
+  readRunBytes(b: Uint8Array, from: number, at: number, to: number, fresh: boolean): number {
     if (this.stop) return -1;
     const t = this.#endpoint.textTemplate?.(this.#streamState);
     if (t === undefined || t.counter !== undefined) return -1;
     if (this.#scanTemplate !== t) this.#prepareScan(t);
     if (this.#jointLength < 0) return -1;
-    const done = scanRun(b, fresh, at, this.#slot, this.#jointLength, this.#lastLength);
+    const done = scanRun(b, from, to, fresh, at, this.#slot, this.#jointLength, this.#lastLength);
     if (done <= at) return done;
     const found = scanned();
     t.reads += found.events;

@@ -38,11 +38,12 @@ export interface SseSink {
    * Optional: `readRun` on the chunk's bytes, before they are decoded. Called between events
    * with `at` the start of an event (any line); reads as many events as it can from there and
    * returns where it stopped (`at` when it read none), or -1 when it reads no events at all for
-   * now (the parser then decodes the rest of the chunk at once). `fresh` is true for the first
-   * call with a chunk, false when the same chunk is offered again further on. The parser decodes
+   * now (the parser then decodes the rest of the chunk at once). The chunk is `bytes[from, to)`,
+   * `at` and the answer are indexes of `bytes`. `fresh` is true for the first call with a chunk,
+   * false when the same chunk is offered again further on (with the same `from` and `to`). The parser decodes
    * and reads only what the sink leaves: the bulk of a stream is never made into a string.
    */
-  readRunBytes?(bytes: Uint8Array, at: number, fresh: boolean): number;
+  readRunBytes?(bytes: Uint8Array, from: number, at: number, to: number, fresh: boolean): number;
 }
 
 /**
@@ -53,6 +54,7 @@ export interface SseSink {
 const UTF8 = utf8Decoder;
 
 const LF = 10;
+const CR = 13;
 const SPACE = 32;
 
 /** True when `s` has `event: ` at `pos`. */
@@ -98,13 +100,28 @@ function completeUtf8(bytes: Uint8Array): number {
   return n;
 }
 
-/** Where the first blank line (`\n\n`) at or after `from` ends in `b`; `b.length` when none. */
-function eventEnd(b: Uint8Array, from: number): number {
-  for (let i = b.indexOf(LF, from); i !== -1; i = b.indexOf(LF, i + 1)) {
-    if (b[i + 1] === LF) return i + 2;
-  }
-  return b.length;
+/** Where `v` first is in `b[from, to)`; -1 when it is not. (Bounded: `b` may be a whole read buffer.) */
+function indexOfByte(b: Uint8Array, v: number, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (b[i] === v) return i;
+  return -1;
 }
+
+/** Where the first blank line (`\n\n`) in `b[from, to)` ends; -1 when none. */
+function blankLineEnd(b: Uint8Array, from: number, to: number): number {
+  for (let i = from; i + 1 < to; i++) {
+    if (b[i] === LF && b[i + 1] === LF) return i + 2;
+  }
+  return -1;
+}
+
+/** Where the first blank line (`\n\n`) in `b[from, to)` ends; `to` when none. */
+function eventEnd(b: Uint8Array, from: number, to: number): number {
+  const end = blankLineEnd(b, from, to);
+  return end === -1 ? to : end;
+}
+
+/** The longest event start carried as bytes to the next chunk (longer ones are read as text). */
+const MAX_CARRY = 16 * 1024;
 
 /**
  * The parser state for one stream. Push chunks in arrival order, then call `end()` once.
@@ -127,6 +144,13 @@ export class SseParser {
   #started = false;
   /** Events decoded because the sink could read none yet (see `#pushBytes`). */
   #unread = 0;
+  /**
+   * The start of an event the last chunk ended in, as bytes (`#carry[0, #carried)`), for a sink
+   * that reads bytes: a read that ends mid-event (a small read buffer, many events waiting) would
+   * otherwise have the event decoded, split into lines and parsed as text, in two pieces.
+   */
+  #carry: Uint8Array | null = null;
+  #carried = 0;
 
   /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
   constructor(sink: SseHandler | SseSink) {
@@ -135,32 +159,61 @@ export class SseParser {
       : sink;
   }
 
+  /** Readies the parser for another stream to the same sink, as if it were new. */
+  reset(): void {
+    this.#pendingBytes = null;
+    this.#partial = "";
+    this.#skipLF = false;
+    this.#data = "";
+    this.#hasData = false;
+    this.#event = "";
+    this.#id = undefined;
+    this.#comment = undefined;
+    this.#started = false;
+    this.#unread = 0;
+    this.#carried = 0;
+  }
+
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
   push(chunk: Uint8Array | string): void {
     if (typeof chunk === "string") this.#pushText(chunk);
-    else if (this.#sink.readRunBytes !== undefined) this.#pushBytes(chunk);
-    else this.#pushText(this.#decode(chunk));
+    else this.pushRange(chunk, 0, chunk.length);
+  }
+
+  /**
+   * Feeds the chunk `buf[from, to)`, read where it lies: `buf` (a connection's read buffer) is
+   * not kept, and no view of it is made unless the chunk is read as text.
+   */
+  pushRange(buf: Uint8Array, from: number, to: number): void {
+    if (this.#sink.readRunBytes !== undefined) this.#pushBytes(buf, from, to);
+    else this.#pushText(this.#decode(buf.subarray(from, to)));
   }
 
   /**
    * Bytes for a sink that reads events where they lie: between events, it reads what it can;
    * what it leaves is decoded up to the end of the event it stopped at (the first blank line,
-   * `\n\n`: a complete character) and parsed as text, and the sink is offered what follows.
+   * `\n\n`: a complete character) and parsed as text, and the sink is offered what follows. An
+   * event the chunk ends in waits as bytes for the next chunk (see `#carry`).
    */
-  #pushBytes(chunk: Uint8Array): void {
-    const n = chunk.length;
-    let pos = 0;
+  #pushBytes(chunk: Uint8Array, start: number, n: number): void {
+    let pos = start;
     if (!this.#started) {
       // A byte-order mark is dropped at the stream's start; a start too short to tell, or
       // following a cut-off character, is read as text.
-      if (this.#pendingBytes !== null || n < 3) {
-        this.#pushText(this.#decode(chunk));
+      if (this.#pendingBytes !== null || n - start < 3) {
+        this.#pushText(this.#decode(chunk.subarray(start, n)));
         return;
       }
       this.#started = true;
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) pos = 3;
+      if (chunk[pos] === 0xef && chunk[pos + 1] === 0xbb && chunk[pos + 2] === 0xbf) pos += 3;
     }
     const sink = this.#sink;
+    if (this.#carried > 0) {
+      pos = this.#completeCarried(chunk, pos, n);
+      if (pos === -1) return;
+    }
+    // The sink is offered the chunk from here on: its first offer copies that much of it.
+    const from = pos;
     let fresh = true;
     while (pos < n) {
       let to = n;
@@ -168,28 +221,83 @@ export class SseParser {
       // an event it declined is no run it would read as text either (`onTyped` reads it).
       let textRuns = false;
       if (this.#pendingBytes === null && !this.#skipLF && this.#betweenEvents()) {
-        const at = sink.readRunBytes!(chunk, pos, fresh);
+        const at = sink.readRunBytes!(chunk, from, pos, n, fresh);
         fresh = false;
         if (at >= n) return;
         if (at !== -1) {
           pos = at;
-          to = eventEnd(chunk, pos);
+          const end = blankLineEnd(chunk, pos, n);
+          if (end === -1 && n - pos <= MAX_CARRY && indexOfByte(chunk, CR, pos, n) === -1) {
+            // The chunk ends mid-event: its start waits, as bytes, for the rest.
+            this.#carryBytes(chunk, pos, n);
+            return;
+          }
+          to = end === -1 ? n : end;
         } else {
           textRuns = true;
           if (this.#unread < UNREAD_EVENTS) {
             // The sink reads nothing yet (it learns from the stream's first events): one event
             // as text, then the sink is asked again; past the first few, the rest is text.
             this.#unread++;
-            to = eventEnd(chunk, pos);
+            to = eventEnd(chunk, pos, n);
           }
         }
       } else {
-        to = eventEnd(chunk, pos);
+        to = eventEnd(chunk, pos, n);
       }
-      const text = this.#decode(pos === 0 && to === n ? chunk : chunk.subarray(pos, to));
+      const text = this.#decode(
+        pos === 0 && to === chunk.length ? chunk : chunk.subarray(pos, to),
+      );
       if (text.length > 0) this.#feed(text, textRuns);
       pos = to;
     }
+  }
+
+  /** Appends `chunk[from, to)` to the carried bytes. */
+  #carryBytes(chunk: Uint8Array, from: number, to: number): void {
+    const need = this.#carried + (to - from);
+    let carry = this.#carry;
+    if (carry === null || carry.length < need) {
+      const grown = new Uint8Array(Math.max(need, carry === null ? 512 : carry.length * 2));
+      if (carry !== null) grown.set(carry.subarray(0, this.#carried));
+      this.#carry = carry = grown;
+    }
+    const at = this.#carried;
+    // A few bytes by a loop; past about 32, a view and \`set\` cost less than the loop.
+    if (to - from <= 32) { for (let i = from; i < to; i++) carry[at + i - from] = chunk[i]; }
+    else carry.set(chunk.subarray(from, to), at);
+    this.#carried = need;
+  }
+
+  /**
+   * Completes the carried event with the start of `chunk[start, n)` and reads it (as bytes, else
+   * as text); returns where the chunk goes on after it, or -1 when the event does not end in the
+   * chunk (then all of it was carried, or read as text when the event grew too long to carry).
+   */
+  #completeCarried(chunk: Uint8Array, start: number, n: number): number {
+    // The blank line may begin in the carried bytes.
+    const end = this.#carry![this.#carried - 1] === LF && chunk[start] === LF
+      ? start + 1
+      : blankLineEnd(chunk, start, n);
+    const to = end === -1 ? n : end;
+    if (indexOfByte(chunk, CR, start, to) !== -1) {
+      // A line may end in `\r` here: the carried start is parsed as text, as it would have been.
+      this.#feed(UTF8.decode(this.#carry!.subarray(0, this.#carried)), false);
+      this.#carried = 0;
+      return start;
+    }
+    if (end === -1 && this.#carried + (n - start) <= MAX_CARRY) {
+      this.#carryBytes(chunk, start, n);
+      return -1;
+    }
+    this.#carryBytes(chunk, start, to);
+    const carry = this.#carry!;
+    const length = this.#carried;
+    this.#carried = 0;
+    const at = this.#sink.readRunBytes!(carry, 0, 0, length, true);
+    if (at === -1) this.#feed(UTF8.decode(carry.subarray(0, length)), false);
+    else if (at < length) this.#feed(UTF8.decode(carry.subarray(at, length)), false);
+    return end === -1 ? -1 : to;
   }
 
   /** Feeds decoded text (or text pushed as such). */
@@ -224,6 +332,12 @@ export class SseParser {
 
   /** Ends the stream: flushes the decoder and dispatches a complete but unterminated event. */
   end(): void {
+    if (this.#carried > 0) {
+      // An event the stream ended in, read as text as it would have been without the carry.
+      const event = this.#carry!.subarray(0, this.#carried);
+      this.#carried = 0;
+      this.#feed(UTF8.decode(event), false);
+    }
     // A sequence cut off by the stream's end decodes to U+FFFD, as a streaming decoder's flush does.
     const tail = this.#pendingBytes === null ? "" : UTF8.decode(this.#pendingBytes);
     this.#pendingBytes = null;

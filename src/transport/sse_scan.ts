@@ -50,7 +50,14 @@ const freeSlots: number[] = [];
 /** Changes whenever the read's copy may have moved or been overwritten. */
 let generation = 0;
 let copied: Uint8Array | null = null;
+let copiedFrom = 0;
+let copiedTo = 0;
 let copiedGeneration = -1;
+/**
+ * Reads up to this long are copied into the module's memory by a loop; longer ones by a view and
+ * `set`, which cost less past about 32 bytes.
+ */
+const SHORT_COPY = 32;
 /** Where the texts of the last scan start. */
 let textAt = 0;
 
@@ -105,38 +112,62 @@ export function writeJoint(slot: number, joint: string): number {
 }
 
 /**
- * Reads a run of events from `chunk` at `pos` with the joint in `slot` (`sse_scan.wat`); returns
- * where it stopped, or -1 for a read too long to scan. `fresh` says the chunk is not the one the
- * last call copied in. After a call that read events, `scanned()` tells what it found.
+ * Reads a run of events from the chunk `buf[from, to)` at `pos` (an index of `buf`, at least
+ * `from`) with the joint in `slot` (`sse_scan.wat`); returns where it stopped (an index of `buf`),
+ * or -1 for a read too long to scan. `fresh` says the chunk is not the one the last call copied
+ * in. After a call that read events, `scanned()` tells what it found.
  */
 export function scanRun(
-  chunk: Uint8Array,
+  buf: Uint8Array,
+  from: number,
+  to: number,
   fresh: boolean,
   pos: number,
   slot: number,
   jointLength: number,
   lastLength: number,
 ): number {
-  const n = chunk.length;
+  const n = to - from;
   if (n > MAX_INPUT) return -1;
   const input = scratch();
-  if (fresh || copied !== chunk || copiedGeneration !== generation) {
+  if (
+    fresh || copied !== buf || copiedFrom !== from || copiedTo !== to ||
+    copiedGeneration !== generation
+  ) {
     reserve(input + 2 * n);
-    bytes.set(chunk, input);
-    copied = chunk;
+    // A few bytes by a loop: a view would be one more object a read.
+    if (n <= SHORT_COPY) {
+      const b = bytes;
+      for (let i = 0; i < n; i++) b[input + i] = buf[from + i];
+    } else bytes.set(from === 0 && to === buf.length ? buf : buf.subarray(from, to), input);
+    copied = buf;
+    copiedFrom = from;
+    copiedTo = to;
     copiedGeneration = generation;
   }
   textAt = input + n;
-  return scanExport(input, n, pos, slot, jointLength, lastLength, textAt);
+  const end = scanExport(input, n, pos - from, slot, jointLength, lastLength, textAt);
+  return end < 0 ? end : end + from;
 }
 
-/** What the last `scanRun` read: events, those with text, and where their texts lie. */
-export function scanned(): {
+/** What a scan read: events, those with text, and where their texts lie (`bytes[from, +length)`). */
+export interface Scanned {
   events: number;
   texts: number;
   bytes: Uint8Array;
   from: number;
   length: number;
-} {
-  return { events: results[0], texts: results[1], bytes, from: textAt, length: results[2] };
+}
+
+/** The one answer `scanned()` fills in. */
+const found: Scanned = { events: 0, texts: 0, bytes, from: 0, length: 0 };
+
+/** What the last `scanRun` read; the object is reused by the next call. */
+export function scanned(): Scanned {
+  found.events = results[0];
+  found.texts = results[1];
+  found.bytes = bytes;
+  found.from = textAt;
+  found.length = results[2];
+  return found;
 }

@@ -157,6 +157,27 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
   assert.equal(r.responsePerf.length, 50);
   // The role chunk, the first text chunk (another shape), the finish chunk and the end marker.
   assert.equal(counted.calls, 4);
+
+  // Reads that end mid-event: the event's start waits as bytes, and is read in place once whole
+  // (as text, each cut event would reach the endpoint's parsing).
+  for (const step of [100, 333, 1000]) {
+    let parsed = 0;
+    const counting: Endpoint = {
+      ...chatEndpoint,
+      parseText(data, state, event) {
+        parsed++;
+        return chatEndpoint.parseText!(data, state, event);
+      },
+      parseEvent(event, state) {
+        parsed++;
+        return chatEndpoint.parseEvent(event, state);
+      },
+    };
+    const cut = read(text, true, step, counting);
+    assert.equal(cut.r.outputText, words.join(""));
+    assert.equal(cut.r.responsePerf.length, 50);
+    assert.ok(parsed <= 6, `${step}-byte reads: ${parsed} events parsed`);
+  }
 });
 
 const cmpl = (text: unknown, extra: Record<string, unknown> = {}) =>
