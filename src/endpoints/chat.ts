@@ -121,11 +121,13 @@ export const chatEndpoint: Endpoint = {
   parseText(data: string, state: StreamState): string | Parsed | null {
     const quick = textByTemplate(data, template(state));
     if (quick !== null) return quick;
-    if (data === "[DONE]" || data === "") return null;
+    if (data === "[DONE]") return DONE;
+    if (data === "") return null;
     const p = structuralChunk(data, state) ?? parseChunk(data);
     return textOnly(p) ? (p.text ?? "") : p;
   },
   textTemplate: template,
+  volatileKeys: ["id", "created"],
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;
@@ -169,7 +171,9 @@ export function parseSimpleChunk(data: string, state?: StreamState): Parsed | nu
 function structuralChunk(data: string, state?: StreamState): Parsed | null {
   const simple = readSimpleChunk(data);
   if (simple === null || simple.kind === "empty") return simple === null ? null : {};
-  if (state !== undefined) {
+  // No template from a chunk without text (the role chunk that opens a stream has keys the text
+  // chunks lack): it would be made, written for the scan and tried on the next chunk in vain.
+  if (state !== undefined && simple.text !== "") {
     state.chatChunk = {
       prefix: ownCopy(data.slice(0, simple.start)),
       suffix: ownCopy(data.slice(simple.end)),

@@ -53,14 +53,15 @@ export function formatCompletionsPayload(turn: TurnInput, opts: FormatOptions): 
 
 /**
  * A plain event's text when it is a text-only chunk: by the stream's template when the chunk
- * matches it, else by a full reading (which sets the template). Any other chunk's full reading;
- * null for the end marker and empty data.
+ * matches it, else by a full reading (which sets the template). Any other chunk's full reading,
+ * the end marker's included; null for empty data.
  */
 function chunkText(data: string, state: StreamState): string | Parsed | null {
   const slot = (state.completionsChunk ??= new TemplateSlot()) as TemplateSlot;
   const quick = slot.text(data);
   if (quick !== null) return quick;
-  if (data === "[DONE]" || data === "") return null;
+  if (data === "[DONE]") return DONE;
+  if (data === "") return null;
   const p = readData(data);
   if (!textOnly(p)) return p;
   if (p.text !== undefined) slot.learn(data, '"text":"', readData);
@@ -83,6 +84,7 @@ export const completionsEndpoint: Endpoint = {
   parseResponse: readCompletion,
   parseText: chunkText,
   textTemplate: (state) => (state.completionsChunk as TemplateSlot | undefined)?.template,
+  volatileKeys: ["id", "created"],
   parseEvent(event: SseEvent): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;

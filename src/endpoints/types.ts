@@ -100,6 +100,15 @@ export interface Endpoint {
    * known.
    */
   textTemplate?(state: StreamState): ChunkTemplate | undefined;
+  /**
+   * Top-level keys of a stream event's JSON whose values change from one answer to the next
+   * without changing what the event means to `parseText` (an answer's id, its creation time):
+   * an event that carries no text and equals one read before but for these values is taken to
+   * mean the same (transport/known_events.ts). Only keys before the event's first object or
+   * array value, with a string (without escapes) or number value, and only for an endpoint
+   * whose `parseText` keeps no state but its text template. Optional.
+   */
+  volatileKeys?: readonly string[];
   /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */
   parseBody?(text: string): Parsed;
   /** URL path used when streaming, when it differs from `path` (TGI's `/generate_stream`). */

