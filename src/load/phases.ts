@@ -77,12 +77,15 @@ function givenConcurrency(config: LoadConfig, given: ReadonlySet<string>): numbe
 /**
  * Concurrent requests one Worker takes in a closed loop before another is started. One Worker
  * reads about 1.5M SSE events/s; below this many streams a second one only adds thread wake-ups
- * and smaller record batches. Measured on 2 cores against the mock (bench/README.md): at 64-256
- * streams one Worker used 7-39% less CPU per request than two at 11 of 12 points, with TTFT
- * errors within the runs' spread when the server paces its tokens (50 ms / 5 ms); at 512 streams
- * the CPU was the same, and at 4,096 two Workers kept the timing tails far lower.
+ * and smaller record batches, and on a machine whose cores the server shares it competes with
+ * the server for them. Measured on 2 cores against the mock (bench/README.md): at 64-256 streams
+ * one Worker used 7-39% less CPU per request than two at 11 of 12 points; at 512 streams of
+ * 16-token answers, one Worker with 8 KiB read buffers used 5-12 us (about 15%) less CPU per
+ * request than two of 256 (three alternating pairs of runs), while two processes of 256 streams
+ * side by side each paid 8 us a request more than one alone; at 4,096 two Workers kept the timing
+ * tails far lower.
  */
-export const SLOTS_PER_WORKER = 256;
+export const SLOTS_PER_WORKER = 512;
 
 /**
  * Worker threads for the run: open-loop phases (rate, fixed schedule) use every allowed core.

@@ -128,16 +128,16 @@ Deno.test("timestamped conversations switch to a fixed schedule unless told othe
   );
 });
 
-Deno.test("open-loop runs use every allowed core; closed loops a Worker per 256 requests", () => {
+Deno.test("open-loop runs use every allowed core; closed loops a Worker per 512 requests", () => {
   assert.equal(poolSize({ ...defaults, concurrency: 1 }, false, 4), 1);
   assert.equal(poolSize({ ...defaults, concurrency: 1, requestRate: 10 }, false, 4), 4);
   assert.equal(poolSize({ ...defaults, concurrency: 1 }, true, 4), 4);
   assert.equal(poolSize({ ...defaults, concurrency: 64 }, false, 8), 1);
-  assert.equal(poolSize({ ...defaults, concurrency: 256 }, false, 8), 1);
-  assert.equal(poolSize({ ...defaults, concurrency: 257 }, false, 8), 2);
+  assert.equal(poolSize({ ...defaults, concurrency: 512 }, false, 8), 1);
+  assert.equal(poolSize({ ...defaults, concurrency: 513 }, false, 8), 2);
   assert.equal(poolSize({ ...defaults, concurrency: 4096 }, false, 8), 8);
   // The larger of the warmup's and the profiling's concurrency decides.
-  assert.equal(poolSize({ ...defaults, concurrency: 8, warmupConcurrency: 600 }, false, 8), 3);
+  assert.equal(poolSize({ ...defaults, concurrency: 8, warmupConcurrency: 1100 }, false, 8), 3);
   // Given, --workers-max is the count, up to the concurrency (as AIPerf reads it).
   assert.equal(poolSize({ ...defaults, concurrency: 64, workersMax: 2 }, false, 8), 2);
   assert.equal(poolSize({ ...defaults, concurrency: 2, workersMax: 4 }, false, 8), 2);
