@@ -80,7 +80,7 @@ function givenConcurrency(config: LoadConfig, given: ReadonlySet<string>): numbe
  * and smaller record batches, and on a machine whose cores the server shares it competes with
  * the server for them. Measured on 2 cores against the mock (bench/README.md): at 64-256 streams
  * one Worker used 7-39% less CPU per request than two at 11 of 12 points; at 512 streams of
- * 16-token answers, one Worker with 8 KiB read buffers used 5-12 us (about 15%) less CPU per
+ * 16-token answers, one Worker with 8 KiB read buffers used 4.5-12 us (10-24%) less CPU per
  * request than two of 256 (three alternating pairs of runs), while two processes of 256 streams
  * side by side each paid 8 us a request more than one alone; at 4,096 two Workers kept the timing
  * tails far lower.
