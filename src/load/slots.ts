@@ -111,6 +111,12 @@ export async function runSlots(opts: {
     next: () => Start | null | Promise<Start | null>,
     ended: () => void,
   ): Promise<boolean> {
+    // One headers object for all of the slot's requests: the transport reads it as it sends.
+    const headers: Record<string, string> = {
+      ...plan.headers,
+      "X-Request-ID": "",
+      "X-Correlation-ID": "",
+    };
     for (;;) {
       const taken = next();
       const start = taken instanceof Promise ? await taken : taken;
@@ -150,13 +156,11 @@ export async function runSlots(opts: {
             : setTimeout(() => cancelling.abort(), plan.cancelDelayMs ?? 0);
           Atomics.add(control, Ctl.IN_FLIGHT, 1);
           Atomics.add(control, own, 1);
+          headers["X-Request-ID"] = requestId;
+          headers["X-Correlation-ID"] = conv.sessionId;
           const result = await transport.send({
             url: plan.url,
-            headers: {
-              ...plan.headers,
-              "X-Request-ID": requestId,
-              "X-Correlation-ID": conv.sessionId,
-            },
+            headers,
             body: answers && turnIndex > 0
               ? liveBody(endpoint, conv.live!, turnIndex, answers)
               : bodyBytes(bodies, conv.firstBody + turnIndex),

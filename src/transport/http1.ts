@@ -618,6 +618,7 @@ function requestMessage(
   target: Target,
   headers: Record<string, string>,
   body: string | Uint8Array,
+  spare: Uint8Array | null = null,
 ): Uint8Array {
   const bodyBytes = typeof body === "string" ? encoder.encode(body) : body;
   // Checked and measured first, written after: the message is made at its size.
@@ -640,7 +641,10 @@ function requestMessage(
   const length = String(bodyBytes.length);
   size += CONTENT_LENGTH.length + length.length + 4;
 
-  const out = new Uint8Array(size + bodyBytes.length);
+  const total = size + bodyBytes.length;
+  const out = spare !== null && spare.length >= total
+    ? spare.subarray(0, total)
+    : new Uint8Array(total);
   let at = put(out, 0, target.line);
   for (const name in headers) {
     const info = headerName(name)!;
@@ -661,8 +665,19 @@ function requestMessage(
   return out;
 }
 
+/** Longest request message whose memory an exchange keeps for the next one. */
+const MAX_KEPT_MESSAGE = 16 * 1024;
+
 /** The longest time between two checks of the requests' deadlines. */
 const MAX_DEADLINE_TICK_MS = 250;
+
+/** A request with a deadline, as `Deadlines` keeps it. */
+export interface Timed {
+  /** When it times out (`performance.now()` ms). */
+  deadline: number;
+  /** Its place in the list; -1 when it is in none. Set by `Deadlines` only. */
+  deadlineAt: number;
+}
 
 /**
  * The requests' timeouts, checked by one timer per transport: a timer per request would cost a
@@ -670,14 +685,29 @@ const MAX_DEADLINE_TICK_MS = 250;
  * in flight. Deadlines are checked every twentieth of the shortest timeout (at most every 250 ms),
  * so a request times out at most that much late.
  */
-class Deadlines {
-  #pending = new Set<Exchange>();
+export class Deadlines<T extends Timed> {
+  /** The requests with a deadline; each knows its place (`deadlineAt`), as in SignalWatch. */
+  #pending: T[] = [];
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
   #tick = MAX_DEADLINE_TICK_MS;
+  #timeUp: (c: T) => void;
 
-  add(c: Exchange, timeoutMs: number): void {
+  /** @param timeUp called with a request once its deadline has passed (it has left the list). */
+  constructor(timeUp: (c: T) => void) {
+    this.#timeUp = timeUp;
+  }
+
+  /** Requests with a deadline now. */
+  get size(): number {
+    return this.#pending.length;
+  }
+
+  add(c: T, timeoutMs: number): void {
     c.deadline = performance.now() + timeoutMs;
-    this.#pending.add(c);
+    if (c.deadlineAt === -1) {
+      c.deadlineAt = this.#pending.length;
+      this.#pending.push(c);
+    }
     const tick = Math.max(1, Math.min(MAX_DEADLINE_TICK_MS, timeoutMs / 20));
     if (this.#timer !== undefined && tick >= this.#tick) return;
     this.#tick = tick;
@@ -685,8 +715,18 @@ class Deadlines {
     this.#timer = setInterval(() => this.#check(), tick);
   }
 
-  delete(c: Exchange): void {
-    if (!this.#pending.delete(c) || this.#pending.size > 0) return;
+  /** Takes `c` from the list (its place goes to the last one); the timer stops with the last. */
+  delete(c: T): void {
+    const list = this.#pending;
+    const at = c.deadlineAt;
+    if (at === -1 || list[at] !== c) return;
+    const last = list.pop()!;
+    if (last !== c) {
+      list[at] = last;
+      last.deadlineAt = at;
+    }
+    c.deadlineAt = -1;
+    if (list.length > 0) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
     this.#tick = MAX_DEADLINE_TICK_MS;
@@ -694,10 +734,11 @@ class Deadlines {
 
   #check(): void {
     const now = performance.now();
-    for (const c of this.#pending) {
+    // A copy: a request timed out leaves the list.
+    for (const c of this.#pending.slice()) {
       if (c.deadline <= now) {
         this.delete(c);
-        timeUp(c);
+        this.#timeUp(c);
       }
     }
   }
@@ -708,10 +749,9 @@ interface Client {
   lent: LentBuffers;
   bufferBytes: number;
   caCerts: string[] | undefined;
-  deadlines: Deadlines;
+  deadlines: Deadlines<Exchange>;
   heads: HeadCache;
   /** Connections in use by a request. */
-  active: Set<Connection>;
   targetOf(raw: string): Target;
   takeIdle(o: Origin): Connection | undefined;
   giveBack(o: Origin, c: Connection): void;
@@ -757,6 +797,8 @@ class Exchange implements Cancelable, ResultOwner {
   #origin: Origin | null = null;
   /** Kept only until the answer's head arrived (a retry sends it again). */
   #message: Uint8Array | null = null;
+  /** The memory messages are written in, kept from one request to the next. */
+  #messageBytes: Uint8Array | null = null;
   #attempt = 0;
   /** The connection was kept alive from an earlier request. */
   #reused = false;
@@ -767,6 +809,10 @@ class Exchange implements Cancelable, ResultOwner {
   reason: unknown = undefined;
   /** When the request times out (`performance.now()` ms); Infinity for never. */
   deadline = Infinity;
+  /** Its place in the transport's `Deadlines`; -1 when it has none. */
+  deadlineAt = -1;
+  /** Its place under the caller's signal (`SignalWatch`); -1 when it is under none. */
+  watchedAt = -1;
   #watch: SignalWatch | null = null;
   /** The connect under way, until it settles or the request ends. */
   #connecting: Promise<Connection> | null = null;
@@ -828,7 +874,11 @@ class Exchange implements Cancelable, ResultOwner {
       if (this.cancelled) throw this.reason;
       const target = this.#client.targetOf(opts.url);
       this.#origin = target.origin;
-      this.#message = requestMessage(target, opts.headers, opts.body);
+      const message = requestMessage(target, opts.headers, opts.body, this.#messageBytes);
+      if (message.buffer !== this.#messageBytes?.buffer && message.length <= MAX_KEPT_MESSAGE) {
+        this.#messageBytes = new Uint8Array(message.buffer);
+      }
+      this.#message = message;
     } catch (e) {
       this.#fail(e);
       return done;
@@ -885,7 +935,6 @@ class Exchange implements Cancelable, ResultOwner {
 
   /** Writes the request on `c`. */
   #send(c: Connection): void {
-    this.#client.active.add(c);
     this.conn = c;
     if (this.cancelled) {
       this.#sendFailed(this.reason);
@@ -937,7 +986,6 @@ class Exchange implements Cancelable, ResultOwner {
   #sendFailed(e: unknown): void {
     const c = this.conn!;
     if (this.#reused && this.#attempt === 0 && c.start === c.end && !this.cancelled) {
-      this.#client.active.delete(c);
       c.close();
       this.conn = null;
       this.#attempt++;
@@ -1065,7 +1113,6 @@ class Exchange implements Cancelable, ResultOwner {
     if (finished && this.#body!.complete && head.keepAlive && c.start === c.end) {
       this.#client.giveBack(this.#origin!, c);
     } else {
-      this.#client.active.delete(c);
       c.close();
     }
     this.#end();
@@ -1077,7 +1124,6 @@ class Exchange implements Cancelable, ResultOwner {
     r.endPerf = performance.now();
     const c = this.conn;
     if (c !== null) {
-      this.#client.active.delete(c);
       c.close();
       this.conn = null;
     }
@@ -1099,7 +1145,7 @@ class Exchange implements Cancelable, ResultOwner {
   /** The request ended: its deadline and its place under the caller's signal go. */
   #end(): void {
     this.#client.deadlines.delete(this);
-    this.#watch?.requests.delete(this);
+    this.#watch?.remove(this);
     this.#watch = null;
     this.#message = null;
     this.#whole.parts.length = 0;
@@ -1130,7 +1176,6 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
   const lent = new LentBuffers(lentBytes, Math.max(MIN_LENT, Math.floor(LENT_BUDGET / lentBytes)));
   const idle = new Map<string, Connection[]>();
   const origins = new Map<string, Origin>();
-  const active = new Set<Connection>();
   let closed = false;
   const targets = new Map<string, Target>();
   const spares: Exchange[] = [];
@@ -1189,9 +1234,8 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     lent,
     bufferBytes,
     caCerts: options.caCerts,
-    deadlines: new Deadlines(),
+    deadlines: new Deadlines<Exchange>(timeUp),
     heads: new HeadCache(),
-    active,
     targetOf,
     takeIdle(o) {
       const list = idle.get(o.key);
@@ -1202,7 +1246,6 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       return undefined;
     },
     giveBack(o, c) {
-      active.delete(c);
       if (closed || c.closed) {
         c.close();
         return;

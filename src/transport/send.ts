@@ -27,7 +27,10 @@ import { type KnownEvents, knownEventsFor } from "./known_events.ts";
 export interface SendOptions {
   /** Full URL (base + endpoint path). */
   url: string;
-  /** Complete request headers (Content-Type, auth, X-Request-ID, …). */
+  /**
+   * Complete request headers (Content-Type, auth, X-Request-ID, …), read when the request is
+   * sent: the caller may change the object once `send` has returned.
+   */
   headers: Record<string, string>;
   /** Sent as is, byte for byte. Bytes may be a view on shared memory: only read. */
   body: string | Uint8Array;
@@ -265,9 +268,10 @@ export function requestAbort(timeoutMs: number, external: AbortSignal | undefine
   const state: RequestAbort & Cancelable = {
     signal: ac.signal,
     timedOut: false,
+    watchedAt: -1,
     release() {
       clearTimeout(timer);
-      watch?.requests.delete(state);
+      watch?.remove(state);
     },
     cancel(reason: unknown) {
       ac.abort(reason);

@@ -8,11 +8,17 @@
 /** A request that a caller's signal can cancel. */
 export interface Cancelable {
   cancel(reason: unknown): void;
+  /** Its place in its watch's list; -1 when it is under none. Set by the watch only. */
+  watchedAt: number;
 }
 
-/** The requests in flight under one signal, and the signal's one listener. */
+/**
+ * The requests in flight under one signal, and the signal's one listener. Each request knows its
+ * place in the list: it is added and removed without hashing (a Set's add and delete, per
+ * request and with thousands in flight, cost more than the rest of the bookkeeping).
+ */
 export class SignalWatch {
-  readonly requests = new Set<Cancelable>();
+  #requests: Cancelable[] = [];
   #signal: AbortSignal;
 
   constructor(signal: AbortSignal) {
@@ -20,10 +26,36 @@ export class SignalWatch {
     signal.addEventListener("abort", this, { once: true });
   }
 
+  /** Requests under the signal now. */
+  get size(): number {
+    return this.#requests.length;
+  }
+
+  add(request: Cancelable): void {
+    if (request.watchedAt !== -1) return;
+    request.watchedAt = this.#requests.length;
+    this.#requests.push(request);
+  }
+
+  /** Takes `request` from under the signal (its place goes to the last one). */
+  remove(request: Cancelable): void {
+    const list = this.#requests;
+    const at = request.watchedAt;
+    if (at === -1 || list[at] !== request) return;
+    const last = list.pop()!;
+    if (last !== request) {
+      list[at] = last;
+      last.watchedAt = at;
+    }
+    request.watchedAt = -1;
+  }
+
   /** The signal aborted (this object is the listener): every request under it is cancelled. */
   handleEvent(): void {
-    for (const c of this.requests) c.cancel(this.#signal.reason);
-    this.requests.clear();
+    const list = this.#requests;
+    this.#requests = [];
+    for (const c of list) c.watchedAt = -1;
+    for (const c of list) c.cancel(this.#signal.reason);
   }
 }
 
@@ -31,12 +63,12 @@ export class SignalWatch {
 const watches = new WeakMap<AbortSignal, SignalWatch>();
 
 /**
- * Puts `request` under `signal`, which is not aborted; delete it from the returned watch's
- * `requests` when it ends.
+ * Puts `request` under `signal`, which is not aborted; `remove` it from the returned watch when
+ * it ends.
  */
 export function watchSignal(signal: AbortSignal, request: Cancelable): SignalWatch {
   let watch = watches.get(signal);
   if (watch === undefined) watches.set(signal, watch = new SignalWatch(signal));
-  watch.requests.add(request);
+  watch.add(request);
   return watch;
 }

@@ -1,6 +1,6 @@
 /** What only the HTTP/1.1 client does: framing edge cases and connection handling. */
 import assert from "node:assert/strict";
-import { createHttp1Transport } from "../../src/transport/http1.ts";
+import { createHttp1Transport, Deadlines, type Timed } from "../../src/transport/http1.ts";
 import type { SendOptions } from "../../src/transport/send.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 
@@ -492,4 +492,26 @@ Deno.test("http1: more bursting streams than lent buffers, and lent buffers lost
     t.close();
     await srv.close();
   }
+});
+
+Deno.test("Deadlines: requests leaving from any place; only those still listed time up", async () => {
+  const timedOut: string[] = [];
+  const deadlines = new Deadlines<Timed & { name: string }>((c) => timedOut.push(c.name));
+  const rs = ["a", "b", "c", "d", "e", "f"].map((name) => ({ name, deadline: 0, deadlineAt: -1 }));
+  for (const r of rs) deadlines.add(r, 60);
+  // Added again while listed (a new deadline): still listed once.
+  deadlines.add(rs[1], 60);
+  assert.equal(deadlines.size, 6);
+  // The first, middle ones and the last leave; each removal moves the last one into its place.
+  for (const i of [0, 2, 5, 3]) deadlines.delete(rs[i]);
+  deadlines.delete(rs[2]);
+  assert.equal(deadlines.size, 2);
+  assert.deepEqual(rs.map((r) => r.deadlineAt === -1), [true, false, true, true, false, true]);
+  const until = performance.now() + 2000;
+  while (deadlines.size > 0 && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(timedOut.sort(), ["b", "e"]);
+  // The timer stopped with the last one: the test's sanitizer fails on an interval left running.
+  assert.equal(deadlines.size, 0);
 });

@@ -585,6 +585,42 @@ for (const subject of subjects) {
     }
   });
 
+  Deno.test(
+    name(
+      "requests with deadlines in flight together: those answered end well, the others time out",
+    ),
+    async () => {
+      const t = subject.make([]);
+      const slow = serve(() => sseResponse([chunk("s"), chunk("never"), DONE], [0, 3000, 0]));
+      const quick = serve(() => sseResponse([chunk("q"), DONE], [0, 0]));
+      const realFetch = globalThis.fetch;
+      try {
+        const started = performance.now();
+        // Interleaved, so requests leave the deadlines' list from its middle as well as its end.
+        const urls = [slow.url, quick.url, slow.url, quick.url, quick.url, slow.url];
+        const rs = await Promise.all(urls.map((u) => t.send(opts(u, { timeoutMs: 300 }))));
+        assert.ok(performance.now() - started < 2000);
+        for (const [i, r] of rs.entries()) {
+          if (urls[i] === quick.url) {
+            assert.equal(r.error, null, `request ${i}`);
+            assert.equal(r.outputText, "q");
+          } else {
+            assert.equal(r.error?.type, "Timeout", `request ${i}`);
+            assert.equal(r.outputText, "s");
+          }
+        }
+        // The deadlines left with their requests: a later one ends on its own terms.
+        const later = await t.send(opts(quick.url, { timeoutMs: 300 }));
+        assert.equal(later.error, null);
+      } finally {
+        globalThis.fetch = realFetch;
+        t.close();
+        await slow.close();
+        await quick.close();
+      }
+    },
+  );
+
   Deno.test(name("external abort cancels, keeping what was read"), async () => {
     const t = subject.make([]);
     const srv = serve(() => sseResponse([chunk("a"), chunk("b")], [0, 3000]));
