@@ -349,8 +349,11 @@ const enum Chunk {
 
 /** Where a body's content goes: `stamp` as each read arrives, then `data` with its content. */
 interface BodySink {
-  /** Stamps a read's arrival; true when the read should wait a turn before `data` (see `read`). */
-  stamp(): boolean;
+  /**
+   * Stamps a read's arrival at `at` (`performance.now()` ms); true when the read should wait a
+   * turn before `data` (see `read`).
+   */
+  stamp(at: number): boolean;
   /** Takes the content `buf[from, to)`, valid only during the call; false to stop reading. */
   data(buf: Uint8Array, from: number, to: number): boolean;
 }
@@ -363,8 +366,8 @@ class SseBody implements BodySink {
     this.events = events;
     this.parser = new SseParser(events);
   }
-  stamp(): boolean {
-    return this.events.stamp();
+  stamp(at: number): boolean {
+    return this.events.stamp(at);
   }
   data(buf: Uint8Array, from: number, to: number): boolean {
     this.parser.pushRange(buf, from, to);
@@ -375,7 +378,7 @@ class SseBody implements BodySink {
 /** A whole body, copied out of the read buffer piece by piece. */
 class WholeBody implements BodySink {
   parts: Uint8Array[] = [];
-  stamp(): boolean {
+  stamp(_at: number): boolean {
     return false;
   }
   data(buf: Uint8Array, from: number, to: number): boolean {
@@ -664,6 +667,10 @@ function putByteString(out: Uint8Array, at: number, s: string): number {
   return at;
 }
 
+/** The header names' bytes and values `requestMessage` writes, noted while it checks them. */
+const leads: Uint8Array[] = [];
+const values: string[] = [];
+
 /**
  * The request's bytes, head and body, for one write; throws on a header that could not be sent
  * as is. The head's constant parts are bytes kept with the target and the header names; values
@@ -676,10 +683,12 @@ function requestMessage(
   spare: Uint8Array | null = null,
 ): Uint8Array {
   const bodyBytes = typeof body === "string" ? encoder.encode(body) : body;
-  // Checked and measured first, written after: the message is made at its size.
+  // Checked and measured first, written after: the message is made at its size. The headers to
+  // write are noted as they are checked, so each name is looked up once.
   let size = target.line.length;
   let hasHost = false;
   let hasAuth = false;
+  let count = 0;
   for (const name in headers) {
     const info = headerName(name);
     if (info === null) throw invalidHeader(name);
@@ -689,6 +698,8 @@ function requestMessage(
     if (info.host) hasHost = true;
     if (info.auth) hasAuth = true;
     size += info.lead.length + value.length + 2;
+    leads[count] = info.lead;
+    values[count++] = value;
   }
   const auth = hasAuth ? null : target.authLine;
   if (!hasHost) size += target.hostLine.length;
@@ -701,11 +712,8 @@ function requestMessage(
     ? spare.subarray(0, total)
     : new Uint8Array(total);
   let at = put(out, 0, target.line);
-  for (const name in headers) {
-    const info = headerName(name)!;
-    if (info.own) continue;
-    const value = String(headers[name]);
-    at = putByteString(out, put(out, at, info.lead), value);
+  for (let i = 0; i < count; i++) {
+    at = putByteString(out, put(out, at, leads[i]), values[i]);
     out[at++] = CR;
     out[at++] = LF;
   }
@@ -1095,6 +1103,8 @@ class Exchange implements Cancelable, ResultOwner {
   #readBody(): void {
     const c = this.conn!;
     if (!this.#first || c.start === c.end) {
+      // What comes next arrives with a read of its own.
+      this.#first = false;
       if (this.#body!.ended) {
         this.#bodyDone(true);
         return;
@@ -1111,10 +1121,14 @@ class Exchange implements Cancelable, ResultOwner {
     else this.#bodyFailed(new Error("the server closed the connection before the answer ended"));
   }
 
-  /** A read arrived: stamped now, parsed a turn later when the sink asks (EventReader.stamp). */
+  /**
+   * A read arrived: stamped now, parsed a turn later when the sink asks (EventReader.stamp). Bytes
+   * that came with the head arrived when it did: they take its time, read once.
+   */
   #arrived(): void {
+    const at = this.#first ? this.r.ackPerf! : performance.now();
     this.#first = false;
-    if (this.#sink.stamp()) queueMicrotask(this.#onParse);
+    if (this.#sink.stamp(at)) queueMicrotask(this.#onParse);
     else this.#parse();
   }
 
@@ -1145,9 +1159,11 @@ class Exchange implements Cancelable, ResultOwner {
   #bodyDone(finished: boolean): void {
     const r = this.r;
     const events = this.#sink === this.#sse ? this.#events! : null;
+    // The time reading ended: the last events' arrival and the request's end, read once.
+    const now = performance.now();
     try {
       if (finished && events !== null) {
-        events.at = performance.now();
+        events.at = now;
         this.#sse!.parser.end();
       }
     } catch (e) {
@@ -1155,7 +1171,7 @@ class Exchange implements Cancelable, ResultOwner {
       return;
     }
     events?.finish();
-    r.endPerf = performance.now();
+    r.endPerf = now;
     const endpoint = this.#endpoint!;
     const head = this.#head!;
     if (events !== null) {

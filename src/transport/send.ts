@@ -558,7 +558,7 @@ async function readEvents(
       const { value, done } = await reader.read();
       if (done) break;
       // Stamp the chunk before parsing it: every event it completes arrived now.
-      if (events.stamp()) await null;
+      if (events.stamp(performance.now())) await null;
       parser.push(value);
       if (events.stop) break;
     }
@@ -996,14 +996,14 @@ export class EventReader implements SseSink {
   }
 
   /**
-   * Stamps the events of the read that just arrived with the time now. True unless reading has
-   * stopped: the caller then parses the read a turn later, so that the reads of other streams that
-   * arrived at the same moment (the mock's or a server's timers firing together) are all stamped
-   * before any of them is parsed; their first tokens and inter-token times would otherwise grow
-   * with their place in the burst.
+   * Stamps the events of the read that just arrived with `at`, when it arrived. True unless
+   * reading has stopped: the caller then parses the read a turn later, so that the reads of other
+   * streams that arrived at the same moment (the mock's or a server's timers firing together) are
+   * all stamped before any of them is parsed; their first tokens and inter-token times would
+   * otherwise grow with their place in the burst.
    */
-  stamp(): boolean {
-    this.at = performance.now();
+  stamp(at: number): boolean {
+    this.at = at;
     return !this.stop;
   }
 

@@ -105,6 +105,29 @@ Deno.test("http1: request line, Host, Content-Length and the given headers are w
   }
 });
 
+Deno.test("http1: events that come with the head take its time; later reads their own", async () => {
+  const srv = rawServer(async (conn) => {
+    // The head and the first event in one write; the rest 30 ms later.
+    await conn.write(enc.encode(SSE_HEAD + chunked(chunk("a"))));
+    await new Promise((r) => setTimeout(r, 30));
+    await conn.write(enc.encode(chunked(chunk("b") + "data: [DONE]\n\n") + "0\r\n\r\n"));
+    return true;
+  });
+  const t = createHttp1Transport();
+  try {
+    const r = await t.send(opts(srv.url));
+    assert.equal(r.error, null);
+    assert.equal(r.outputText, "ab");
+    assert.equal(r.responsePerf.length, 2);
+    assert.equal(r.responsePerf[0], r.ackPerf);
+    assert.ok(r.responsePerf[1] - r.ackPerf! >= 25, `second at ${r.responsePerf[1] - r.ackPerf!}`);
+    assert.ok(r.endPerf >= r.responsePerf[1]);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
 Deno.test("http1: header values are byte strings; the URL's credentials become Basic authentication", async () => {
   const seen: string[] = [];
   const srv = rawServer(async (conn, request) => {
