@@ -13,7 +13,7 @@ import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
 import type { PlannedConversation } from "../load/plan.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
-import { computeRecordMetrics, inUsageSample } from "../metrics/record_metrics.ts";
+import { computeRecordValues, inUsageSample } from "../metrics/record_metrics.ts";
 import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";
 import { promptText } from "../tokenizer/prompt_text.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
@@ -121,7 +121,7 @@ export class Results {
 
   /** Measures, records and aggregates one finished request. */
   add(record: RequestRecord): void {
-    const metrics = computeRecordMetrics(record, {
+    const values = computeRecordValues(record, {
       inputTokens: this.#isl(record.conversationIndex, record.turnIndex),
       tokenizer: this.#tokenizer,
       // A replayed body may ask to stream on its own; its answer then has streaming metrics too.
@@ -133,14 +133,14 @@ export class Results {
     });
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.
-      this.warmup.add(record, metrics);
-      this.#writer.write(record, metrics);
+      this.warmup.addValues(record, values);
+      this.#writer.writeValues(record, values);
       return;
     }
     if (record.error) this.#errorTypes.add(record.error.type);
-    this.aggregator.add(record, metrics);
-    this.#slices?.add(record, metrics);
-    this.#writer.write(record, metrics);
+    this.aggregator.addValues(record, values);
+    this.#slices?.addValues(record, values);
+    this.#writer.writeValues(record, values);
   }
 
   /** Closes the records file and writes the summary JSON and CSV. */

@@ -5,7 +5,13 @@
 
 import { dirname } from "node:path";
 import type { RequestRecord } from "../load/record.ts";
-import { displayDivisor, METRICS, type RecordMetrics } from "../metrics/definitions.ts";
+import {
+  displayDivisor,
+  METRICS,
+  RECORD_DEFS,
+  type RecordMetrics,
+  type RecordValues,
+} from "../metrics/definitions.ts";
 
 /** How long a finished line may wait in memory before it is written. */
 const FLUSH_MS = 100;
@@ -53,6 +59,11 @@ const LINE_METRICS = new Map<string, LineMetric>(
       divisor: displayDivisor(def),
     },
   ]),
+);
+
+/** The line metrics by position in RECORD_DEFS (`RecordValues`); null for one a line leaves out. */
+const LINE_BY_INDEX: readonly (LineMetric | null)[] = RECORD_DEFS.map((def) =>
+  LINE_METRICS.get(def.tag) ?? null
 );
 
 /** The constant parts of a line, in order. */
@@ -105,10 +116,39 @@ function jsonNumber(x: number): string {
 
 /**
  * The line of one record into `out`: `{metadata, metrics, error}` as AIPerf writes it, metrics
- * in display units. Metrics are written directly rather than through an object and
- * `JSON.stringify`, with the same text: numbers as JSON writes them, a list as a JSON array.
+ * in display units, in the order `metrics` lists them. Metrics are written directly rather than
+ * through an object and `JSON.stringify`, with the same text: numbers as JSON writes them, a
+ * list as a JSON array.
  */
 function buildLine(rec: RequestRecord, metrics: RecordMetrics, out: LineSink): void {
+  lineHead(rec, out);
+  let first = true;
+  for (const tag in metrics) {
+    const lm = LINE_METRICS.get(tag);
+    if (lm === undefined) continue;
+    lineMetric(lm, metrics[tag], first, out);
+    first = false;
+  }
+  lineEnd(rec, out);
+}
+
+/** {@link buildLine} for metrics by position (`RecordValues`), in table order. */
+function buildValuesLine(rec: RequestRecord, values: RecordValues, out: LineSink): void {
+  lineHead(rec, out);
+  let first = true;
+  for (let i = 0; i < LINE_BY_INDEX.length; i++) {
+    const v = values[i];
+    if (v === undefined) continue;
+    const lm = LINE_BY_INDEX[i];
+    if (lm === null) continue;
+    lineMetric(lm, v, first, out);
+    first = false;
+  }
+  lineEnd(rec, out);
+}
+
+/** A line's metadata, up to where its metrics start. */
+function lineHead(rec: RequestRecord, out: LineSink): void {
   out.piece(SESSION_NUM);
   out.int(rec.sessionNum);
   out.piece(X_REQUEST_ID);
@@ -142,17 +182,18 @@ function buildLine(rec: RequestRecord, metrics: RecordMetrics, out: LineSink): v
     out.ascii(rec.intendedStartNs.toString());
   }
   out.piece(METRICS_OPEN);
-  let first = true;
-  for (const tag in metrics) {
-    const lm = LINE_METRICS.get(tag);
-    if (lm === undefined) continue;
-    out.piece(first ? lm.head : lm.nextHead);
-    first = false;
-    const v = metrics[tag];
-    if (typeof v === "number") out.number(v, lm.divisor);
-    else out.numbers(v, lm.divisor);
-    out.piece(lm.tail);
-  }
+}
+
+/** One metric of a line, after another unless `first`. */
+function lineMetric(lm: LineMetric, v: number | number[], first: boolean, out: LineSink): void {
+  out.piece(first ? lm.head : lm.nextHead);
+  if (typeof v === "number") out.number(v, lm.divisor);
+  else out.numbers(v, lm.divisor);
+  out.piece(lm.tail);
+}
+
+/** A line's error and its end. */
+function lineEnd(rec: RequestRecord, out: LineSink): void {
   out.piece(ERROR_OPEN);
   if (rec.error === null) out.piece(NULL);
   else {
@@ -363,6 +404,13 @@ export class RecordWriter {
   write(rec: RequestRecord, metrics: RecordMetrics): void {
     this.#begin();
     buildLine(rec, metrics, this.#sink);
+    this.#end();
+  }
+
+  /** {@link write} with the request's metrics by position (`computeRecordValues`). */
+  writeValues(rec: RequestRecord, values: RecordValues): void {
+    this.#begin();
+    buildValuesLine(rec, values, this.#sink);
     this.#end();
   }
 

@@ -9,12 +9,15 @@ import { Column, type ColumnOptions, CopyBuffers, type Values } from "./column.t
 import {
   type MetricDef,
   METRICS,
+  RECORD_DEFS,
   type RecordMetrics,
+  type RecordValues,
+  recordValues,
   type RunValues,
   toDisplay,
 } from "./definitions.ts";
 import { ErrorCounter, type ErrorSummaryEntry } from "./error_summary.ts";
-import { type GoodputSlo, meetsSlos } from "./goodput.ts";
+import { type GoodputSlo, type IndexedSlo, indexedSlos, meetsSloValues } from "./goodput.ts";
 import {
   linearRanks,
   nearestRank,
@@ -43,7 +46,6 @@ export interface AggregatorOptions extends ColumnOptions {
 export const LIST_CAP = 1 << 21;
 
 /** The record metrics: the only ones a summary reads columns of. */
-const RECORD_DEFS: readonly MetricDef[] = METRICS.filter((d) => d.kind === "record");
 const RECORD_TAGS: readonly string[] = RECORD_DEFS.map((d) => d.tag);
 /** Whether each of `RECORD_TAGS` is a list metric (several values a request). */
 const IS_LIST: readonly boolean[] = RECORD_DEFS.map((d) => d.flags.includes("list"));
@@ -77,26 +79,36 @@ export class MetricsAggregator {
   #minStart: bigint | null = null;
   #maxEnd: bigint | null = null;
 
+  /** The `--goodput` SLOs with their metrics' positions, or null when none were given. */
+  #slos: readonly IndexedSlo[] | null;
+
   constructor(opts: AggregatorOptions = {}) {
     this.#opts = opts;
+    this.#slos = opts.goodput ? indexedSlos(opts.goodput) : null;
   }
 
   /** Adds one finished request and the metrics `computeRecordMetrics` gave it. */
   add(rec: RequestRecord, metrics: RecordMetrics): void {
+    this.addValues(rec, recordValues(metrics));
+  }
+
+  /** Adds one finished request and its record metrics by position (`computeRecordValues`). */
+  addValues(rec: RequestRecord, values: RecordValues): void {
     if (rec.error) {
       this.#errorCount++;
       this.#errors.add(rec.error);
     } else {
       this.#requests++;
-      if (this.#opts.goodput && meetsSlos(metrics, this.#opts.goodput)) this.#good++;
+      const slos = this.#slos;
+      if (slos !== null && meetsSloValues(values, slos)) this.#good++;
     }
     const end = rec.startNs + BigInt(Math.round(rec.endNs));
     if (this.#minStart === null || rec.startNs < this.#minStart) this.#minStart = rec.startNs;
     if (this.#maxEnd === null || end > this.#maxEnd) this.#maxEnd = end;
-    // Over the record metrics' tags, each column found by position rather than in a map.
+    // Each value to the column at its position, found without a map.
     const columns = this.#byIndex;
     for (let i = 0; i < RECORD_TAGS.length; i++) {
-      const v = metrics[RECORD_TAGS[i]];
+      const v = values[i];
       if (v === undefined) continue;
       let col = columns[i];
       if (col === undefined) {

@@ -753,6 +753,28 @@ export const METRICS: readonly MetricDef[] = [
 
 const BY_TAG = new Map(METRICS.map((d) => [d.tag, d]));
 
+/** The record metrics, in table order: a request's values are kept by position in this list. */
+export const RECORD_DEFS: readonly MetricDef[] = METRICS.filter((d) => d.kind === "record");
+
+/**
+ * One request's record metrics by their position in {@link RECORD_DEFS}, undefined where one
+ * does not apply: what the main thread's hot path passes around, read by index rather than by
+ * tag (a lookup by tag over many tags is a slow, megamorphic one).
+ */
+export type RecordValues = (number | number[] | undefined)[];
+
+const RECORD_INDEX = new Map(RECORD_DEFS.map((d, i) => [d.tag, i]));
+
+/** The position of a record metric in {@link RECORD_DEFS}; -1 for any other tag. */
+export function recordIndex(tag: string): number {
+  return RECORD_INDEX.get(tag) ?? -1;
+}
+
+/** The values of a tag-keyed object of record metrics, by position; other tags are left out. */
+export function recordValues(metrics: RecordMetrics): RecordValues {
+  return RECORD_DEFS.map((d) => metrics[d.tag]);
+}
+
 /** The definition of a tag, or undefined for an unknown tag. */
 export function metricDef(tag: string): MetricDef | undefined {
   return BY_TAG.get(tag);

@@ -3,7 +3,15 @@
  * ("time_to_first_token:200 inter_token_latency:20", values in display units).
  */
 
-import { fromDisplay, type MetricDef, METRICS, type RecordMetrics } from "./definitions.ts";
+import {
+  fromDisplay,
+  type MetricDef,
+  METRICS,
+  recordIndex,
+  type RecordMetrics,
+  type RecordValues,
+  recordValues,
+} from "./definitions.ts";
 
 /** One objective: a record metric's limit, in the metric's base unit. */
 export interface GoodputSlo {
@@ -55,8 +63,23 @@ export function parseGoodput(text: string): GoodputSlo[] {
 
 /** True when a request's metrics meet every SLO; a metric the request lacks fails its SLO. */
 export function meetsSlos(metrics: RecordMetrics, slos: readonly GoodputSlo[]): boolean {
+  return meetsSloValues(recordValues(metrics), indexedSlos(slos));
+}
+
+/** An SLO with its metric's position in a request's values (`RecordValues`). */
+export interface IndexedSlo extends GoodputSlo {
+  index: number;
+}
+
+/** `slos` with their metrics' positions, for {@link meetsSloValues}. */
+export function indexedSlos(slos: readonly GoodputSlo[]): IndexedSlo[] {
+  return slos.map((s) => ({ ...s, index: recordIndex(s.tag) }));
+}
+
+/** {@link meetsSlos} over a request's values by position. */
+export function meetsSloValues(values: RecordValues, slos: readonly IndexedSlo[]): boolean {
   for (const s of slos) {
-    const v = metrics[s.tag];
+    const v = s.index === -1 ? undefined : values[s.index];
     if (typeof v !== "number") return false;
     if (s.atLeast ? v < s.limit : v > s.limit) return false;
   }

@@ -1,14 +1,24 @@
 /** Per-request metrics: one pass over the metric table for one finished request. */
 
 import type { RequestRecord } from "../load/record.ts";
-import { type MetricDef, METRICS, type RecordContext, type RecordMetrics } from "./definitions.ts";
+import {
+  type MetricDef,
+  METRICS,
+  RECORD_DEFS,
+  type RecordContext,
+  recordIndex,
+  type RecordMetrics,
+  type RecordValues,
+} from "./definitions.ts";
 import type { Tokenizer } from "../tokenizer/tokenizer.ts";
 
-export type { RecordContext, RecordMetrics } from "./definitions.ts";
+export type { RecordContext, RecordMetrics, RecordValues } from "./definitions.ts";
 
 /** A record metric with its applicability flags read once. */
 interface RecordStep {
   tag: string;
+  /** Its position in RECORD_DEFS. */
+  index: number;
   record: NonNullable<MetricDef["record"]>;
 }
 
@@ -53,7 +63,7 @@ const STEPS: readonly StepList[] = (() => {
       failed === def.flags.includes("error_only") &&
       (streaming || !def.flags.includes("streaming_only")) &&
       (producesTokens || !def.flags.includes("produces_tokens"))
-    ).map((def) => ({ tag: def.tag, record: def.record! }));
+    ).map((def) => ({ tag: def.tag, index: recordIndex(def.tag), record: def.record! }));
     lists.push({
       steps,
       work: shaped(steps.map((s) => s.tag), undefined),
@@ -85,29 +95,46 @@ function shapeOf(list: StepList, present: number): RecordMetrics | undefined {
  * not apply to this request (TTST with one chunk, ITL with one token) is absent.
  */
 export function computeRecordMetrics(rec: RequestRecord, ctx: RecordContext): RecordMetrics {
+  const values = computeRecordValues(rec, ctx);
+  const list = STEPS[stepsIndex(rec.error !== null, !!ctx.streaming, ctx.producesTokens !== false)];
+  const steps = list.steps;
+  // An object holding only the tags that got a value, in table order, made from the shape kept
+  // for that set of tags: it keeps fast properties.
+  let present = 0;
+  for (let i = 0; i < steps.length; i++) {
+    if (values[steps[i].index] !== undefined) present |= 1 << i;
+  }
+  const shape = shapeOf(list, present);
+  const m: RecordMetrics = shape === undefined ? {} : { ...shape };
+  for (let i = 0; i < steps.length; i++) {
+    const v = values[steps[i].index];
+    if (v !== undefined) m[steps[i].tag] = v;
+  }
+  return m;
+}
+
+/**
+ * {@link computeRecordMetrics}, as values by position in RECORD_DEFS: what the main thread
+ * aggregates and writes each request with, without an object keyed by tag.
+ */
+export function computeRecordValues(rec: RequestRecord, ctx: RecordContext): RecordValues {
   // Several metrics count the same answer (output tokens, the usage comparison): count it once.
   ctx = { ...ctx, tokenizer: memoized(ctx.tokenizer) };
   const list = STEPS[stepsIndex(rec.error !== null, !!ctx.streaming, ctx.producesTokens !== false)];
   const steps = list.steps;
-  // Computed into an object holding every tag (undefined until set), then copied into one
-  // holding only the tags that got a value, in table order: both keep fast properties.
+  // The definitions read the values above theirs by tag: from an object holding every tag
+  // (undefined until set), which keeps fast properties.
   const work = { ...list.work };
-  let present = 0;
+  const values: RecordValues = new Array(RECORD_DEFS.length).fill(undefined);
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i];
     const v = step.record(rec, work as RecordMetrics, ctx);
     if (v === undefined) continue;
     if (typeof v === "number" && !Number.isFinite(v)) continue;
     work[step.tag] = v;
-    present |= 1 << i;
+    values[step.index] = v;
   }
-  const shape = shapeOf(list, present);
-  const m: RecordMetrics = shape === undefined ? {} : { ...shape };
-  for (let i = 0; i < steps.length; i++) {
-    const v = work[steps[i].tag];
-    if (v !== undefined) m[steps[i].tag] = v;
-  }
-  return m;
+  return values;
 }
 
 /** `tokenizer`, remembering the last two texts it counted (one record's output and reasoning). */

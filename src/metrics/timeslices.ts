@@ -5,7 +5,7 @@
 
 import type { RequestRecord } from "../load/record.ts";
 import { type AggregatorOptions, MetricsAggregator } from "./aggregator.ts";
-import type { RecordMetrics } from "./definitions.ts";
+import { type RecordMetrics, type RecordValues, recordValues } from "./definitions.ts";
 import type { Summary } from "./summary.ts";
 
 /** One window's metrics. */
@@ -34,6 +34,11 @@ export class TimesliceCollector {
 
   /** Adds one finished request and its record metrics. */
   add(rec: RequestRecord, metrics: RecordMetrics): void {
+    this.addValues(rec, recordValues(metrics));
+  }
+
+  /** Adds one finished request with its record metrics by position (`computeRecordValues`). */
+  addValues(rec: RequestRecord, values: RecordValues): void {
     // Records arrive out of order: windows count from the first one seen, and may go negative.
     this.#origin ??= rec.startNs;
     const d = rec.startNs - this.#origin;
@@ -41,7 +46,7 @@ export class TimesliceCollector {
     const key = Number(d < 0n && d % this.#sliceNs !== 0n ? q - 1n : q);
     let agg = this.#slices.get(key);
     if (!agg) this.#slices.set(key, agg = new MetricsAggregator(this.#opts));
-    agg.add(rec, metrics);
+    agg.addValues(rec, values);
   }
 
   /** The windows holding requests, in time order, numbered from 0. */

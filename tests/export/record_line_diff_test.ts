@@ -8,7 +8,13 @@ import {
   writeNumbers,
 } from "../../src/export/record_writer.ts";
 import type { RequestRecord } from "../../src/load/record.ts";
-import { metricDef, type RecordMetrics, toDisplay } from "../../src/metrics/definitions.ts";
+import {
+  metricDef,
+  RECORD_DEFS,
+  type RecordMetrics,
+  recordValues,
+  toDisplay,
+} from "../../src/metrics/definitions.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import { referenceRecordMetrics, variedCases } from "../metrics/_reference.ts";
 
@@ -191,12 +197,21 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
       lines.push([c.rec, { request_latency: v, output_token_count: v, inter_token_latency: v }]);
     }
     const want = lines.map(([r, m]) => recordLine(r, m) + "\n").join("");
+    // By position, the record metrics come in table order, and no other tag.
+    const inTableOrder = (m: RecordMetrics): RecordMetrics =>
+      Object.fromEntries(RECORD_DEFS.filter((d) => d.tag in m).map((d) => [d.tag, m[d.tag]]));
+    const wantValues = lines.map(([r, m]) => recordLine(r, inTableOrder(m)) + "\n").join("");
+    assert.notEqual(wantValues, want, "some lines list their metrics out of table order");
     for (const size of [52, 100, 4096, 1 << 16]) {
       const path = join(dir, `records_${size}.jsonl`);
       const w = await RecordWriter.open(path, { flushMs: 60_000, maxBufferBytes: size });
       for (const [r, m] of lines) w.write(r, m);
       w.close();
       assert.equal(await Deno.readTextFile(path), want, `buffer ${size}`);
+      const byValues = await RecordWriter.open(path, { flushMs: 60_000, maxBufferBytes: size });
+      for (const [r, m] of lines) byValues.writeValues(r, recordValues(m));
+      byValues.close();
+      assert.equal(await Deno.readTextFile(path), wantValues, `by values, buffer ${size}`);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

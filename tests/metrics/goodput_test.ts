@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
 import { meetsSlos, parseGoodput } from "../../src/metrics/goodput.ts";
-import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
+import { computeRecordMetrics, computeRecordValues } from "../../src/metrics/record_metrics.ts";
 import { record, wordTokenizer } from "./_records.ts";
 
 const MS = 1_000_000;
@@ -49,12 +49,17 @@ Deno.test("goodput: only successful requests meeting every SLO are good", () => 
       outputText: "a b c",
       endNs: (ttftMs + 2 * gapMs) * MS,
     });
+  // The same requests by position, as the main thread adds them.
+  const byValues = new MetricsAggregator({ goodput: slos });
   for (const r of [mk(50, 10), mk(50, 30), mk(150, 10), mk(20, 5)]) {
     agg.add(r, computeRecordMetrics(r, ctx));
+    byValues.addValues(r, computeRecordValues(r, ctx));
   }
   const failed = record({ error: { code: 500, type: "HTTPError", message: "x" } });
   agg.add(failed, computeRecordMetrics(failed, ctx));
+  byValues.addValues(failed, computeRecordValues(failed, ctx));
   const s = agg.summary();
+  assert.deepEqual(byValues.summary(), s);
   const v = (t: string) => s.metrics.find((m) => m.tag === t)?.avg;
   assert.equal(v("good_request_count"), 2);
   assert.equal(v("good_request_fraction"), 2 / 5);
