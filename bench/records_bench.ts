@@ -12,9 +12,9 @@
 import { join } from "node:path";
 import type { Endpoint } from "../src/endpoints/types.ts";
 import type { RequestRecord } from "../src/load/record.ts";
-import { recordLine, RecordWriter } from "../src/export/record_writer.ts";
+import { RecordWriter } from "../src/export/record_writer.ts";
 import { MetricsAggregator } from "../src/metrics/aggregator.ts";
-import { computeRecordMetrics, type RecordContext } from "../src/metrics/record_metrics.ts";
+import { computeRecordValues, type RecordContext } from "../src/metrics/record_metrics.ts";
 import type { Tokenizer } from "../src/tokenizer/tokenizer.ts";
 import { Results } from "../src/cli/results.ts";
 import { mulberry32 } from "../src/dataset/rng.ts";
@@ -74,26 +74,18 @@ const ctx: RecordContext = {
   requestedOutputTokens: CHUNKS,
   checkUsage: true,
 };
-const metrics = records.map((r) => computeRecordMetrics(r, ctx));
+// As the main thread passes them: by position (RecordValues), not as objects keyed by tag.
+const values = records.map((r) => computeRecordValues(r, ctx));
 
 let n = 0;
 const next = () => n++ % VARIANTS;
 
 Deno.bench({
-  name: "computeRecordMetrics",
+  name: "computeRecordValues",
   group: "per record",
   fn: () => {
     const i = next();
-    computeRecordMetrics(records[i], ctx);
-  },
-});
-
-Deno.bench({
-  name: "recordLine",
-  group: "per record",
-  fn: () => {
-    const i = next();
-    recordLine(records[i], metrics[i]);
+    computeRecordValues(records[i], ctx);
   },
 });
 
@@ -102,11 +94,11 @@ const linesDir = await Deno.makeTempDir({ prefix: "reprise_records_bench_lines_"
 const lines = await RecordWriter.open(join(linesDir, "profile_export.jsonl"));
 let written = 0;
 Deno.bench({
-  name: "RecordWriter.write",
+  name: "RecordWriter.writeValues",
   group: "per record",
   fn: async () => {
     const i = next();
-    lines.write(records[i], metrics[i]);
+    lines.writeValues(records[i], values[i]);
     // Keeps the file small: a new one every 20,000 lines.
     if (++written % 20_000 === 0) {
       lines.flush();
@@ -119,24 +111,24 @@ Deno.bench({
 let agg = new MetricsAggregator();
 let added = 0;
 Deno.bench({
-  name: "MetricsAggregator.add",
+  name: "MetricsAggregator.addValues",
   group: "per record",
   fn: () => {
     const i = next();
     if (++added % 10_000 === 0) agg = new MetricsAggregator();
-    agg.add(records[i], metrics[i]);
+    agg.addValues(records[i], values[i]);
   },
 });
 
 // Further on, past 2 Mi inter-chunk gaps: the gaps column counts them in a histogram.
 const long = new MetricsAggregator();
-for (let i = 0; i < 40_000; i++) long.add(records[i % VARIANTS], metrics[i % VARIANTS]);
+for (let i = 0; i < 40_000; i++) long.addValues(records[i % VARIANTS], values[i % VARIANTS]);
 Deno.bench({
-  name: "MetricsAggregator.add, past 40,000 records",
+  name: "MetricsAggregator.addValues, past 40,000 records",
   group: "per record",
   fn: () => {
     const i = next();
-    long.add(records[i], metrics[i]);
+    long.addValues(records[i], values[i]);
   },
 });
 

@@ -105,7 +105,7 @@ export interface MetricDef {
    */
   record?: (
     rec: RequestRecord,
-    m: RecordMetrics,
+    m: RecordValues,
     ctx: RecordContext,
   ) => number | number[] | undefined;
   /** Aggregate and derived metrics: the run's value; undefined when it does not apply. */
@@ -117,8 +117,20 @@ const NS_PER_S = 1e9;
 /** A server count differing from the tokenizer's by more than this percent is a discrepancy. */
 export const USAGE_DIFF_THRESHOLD_PCT = 10;
 
-function num(m: RecordMetrics, tag: string): number | undefined {
-  const v = m[tag];
+// Positions in RECORD_DEFS of the record metrics definitions read (see `at`): the table must
+// exist before they can be found, and the definitions only run after.
+let AT_LATENCY = -1;
+let AT_TTFT = -1;
+let AT_OUTPUT_COUNT = -1;
+let AT_REASONING_COUNT = -1;
+let AT_OSL = -1;
+let AT_ISL = -1;
+let AT_ITL = -1;
+let AT_USAGE_DIFFS: readonly number[] = [];
+
+/** The value of the record metric at position `at` (one of the `AT_*` above), if a number. */
+function num(m: RecordValues, at: number): number | undefined {
+  const v = m[at];
   return typeof v === "number" ? v : undefined;
 }
 
@@ -160,7 +172,7 @@ export function oslMismatchThreshold(requested: number): number {
 function hiddenFlag(
   tag: string,
   flags: MetricFlag[],
-  record: (rec: RequestRecord, m: RecordMetrics, ctx: RecordContext) => number | undefined,
+  record: (rec: RequestRecord, m: RecordValues, ctx: RecordContext) => number | undefined,
 ): MetricDef {
   return {
     tag,
@@ -199,7 +211,7 @@ function percentOf(
   header: string,
   displayOrder: number,
   flags: MetricFlag[],
-  record: (rec: RequestRecord, m: RecordMetrics, ctx: RecordContext) => number | undefined,
+  record: (rec: RequestRecord, m: RecordValues, ctx: RecordContext) => number | undefined,
 ): MetricDef {
   return {
     tag,
@@ -337,8 +349,8 @@ export const METRICS: readonly MetricDef[] = [
     "percentile_includes_failed",
     "no_console",
   ], (_rec, m) => {
-    const ttft = num(m, "time_to_first_token");
-    const lat = num(m, "request_latency");
+    const ttft = num(m, AT_TTFT);
+    const lat = num(m, AT_LATENCY);
     return ttft === undefined || lat === undefined ? undefined : lat - ttft;
   }),
 
@@ -368,7 +380,7 @@ export const METRICS: readonly MetricDef[] = [
       const completion = ctx.preferUsage === false ? undefined : rec.usage?.completionTokens;
       // Servers count reasoning inside completion tokens; output is what remains.
       if (completion != null) {
-        return Math.max(0, completion - (num(m, "reasoning_token_count") ?? 0));
+        return Math.max(0, completion - (num(m, AT_REASONING_COUNT) ?? 0));
       }
       return ctx.tokenizer.count(rec.outputText);
     },
@@ -382,8 +394,8 @@ export const METRICS: readonly MetricDef[] = [
     flags: ["produces_tokens", "larger_is_better"],
     displayOrder: 600,
     record: (_rec, m) => {
-      const out = num(m, "output_token_count");
-      return out === undefined ? undefined : out + (num(m, "reasoning_token_count") ?? 0);
+      const out = num(m, AT_OUTPUT_COUNT);
+      return out === undefined ? undefined : out + (num(m, AT_REASONING_COUNT) ?? 0);
     },
   },
   {
@@ -403,9 +415,9 @@ export const METRICS: readonly MetricDef[] = [
     "produces_tokens",
     "percentile_includes_failed",
   ], (_rec, m) => {
-    const osl = num(m, "output_sequence_length");
-    const ttft = num(m, "time_to_first_token");
-    const lat = num(m, "request_latency");
+    const osl = num(m, AT_OSL);
+    const ttft = num(m, AT_TTFT);
+    const lat = num(m, AT_LATENCY);
     if (osl === undefined || osl < 2 || ttft === undefined || lat === undefined) return undefined;
     return (lat - ttft) / (osl - 1);
   }),
@@ -430,7 +442,7 @@ export const METRICS: readonly MetricDef[] = [
     flags: ["streaming_only", "produces_tokens", "larger_is_better"],
     displayOrder: 500,
     record: (_rec, m) => {
-      const itl = num(m, "inter_token_latency");
+      const itl = num(m, AT_ITL);
       return itl === undefined || itl <= 0 ? undefined : NS_PER_S / itl;
     },
   },
@@ -443,8 +455,8 @@ export const METRICS: readonly MetricDef[] = [
     flags: ["produces_tokens", "larger_is_better"],
     displayOrder: 510,
     record: (_rec, m) => {
-      const osl = num(m, "output_sequence_length");
-      const lat = num(m, "request_latency");
+      const osl = num(m, AT_OSL);
+      const lat = num(m, AT_LATENCY);
       return osl === undefined || lat === undefined || lat <= 0
         ? undefined
         : osl / (lat / NS_PER_S);
@@ -459,8 +471,8 @@ export const METRICS: readonly MetricDef[] = [
     flags: ["streaming_only", "produces_tokens", "larger_is_better"],
     displayOrder: 520,
     record: (_rec, m) => {
-      const isl = num(m, "input_sequence_length");
-      const ttft = num(m, "time_to_first_token");
+      const isl = num(m, AT_ISL);
+      const ttft = num(m, AT_TTFT);
       return isl === undefined || ttft === undefined || ttft <= 0
         ? undefined
         : isl / (ttft / NS_PER_S);
@@ -525,8 +537,8 @@ export const METRICS: readonly MetricDef[] = [
     if (ctx.checkUsage === false) return undefined;
     let compared = false;
     let over = false;
-    for (const tag of USAGE_DIFF_TAGS) {
-      const d = num(m, tag);
+    for (const at of AT_USAGE_DIFFS) {
+      const d = num(m, at);
       if (d === undefined) continue;
       compared = true;
       if (d > USAGE_DIFF_THRESHOLD_PCT) over = true;
@@ -542,13 +554,13 @@ export const METRICS: readonly MetricDef[] = [
     ["produces_tokens"],
     (_rec, m, ctx) => {
       const req = ctx.requestedOutputTokens;
-      const osl = num(m, "output_sequence_length");
+      const osl = num(m, AT_OSL);
       return req == null || req <= 0 || osl === undefined ? undefined : ((osl - req) / req) * 100;
     },
   ),
   hiddenFlag("osl_mismatch", ["produces_tokens"], (_rec, m, ctx) => {
     const req = ctx.requestedOutputTokens;
-    const osl = num(m, "output_sequence_length");
+    const osl = num(m, AT_OSL);
     if (req == null || req <= 0 || osl === undefined) return undefined;
     return Math.abs(osl - req) > oslMismatchThreshold(req) ? 1 : 0;
   }),
@@ -764,6 +776,23 @@ export const RECORD_DEFS: readonly MetricDef[] = METRICS.filter((d) => d.kind ==
 export type RecordValues = (number | number[] | undefined)[];
 
 const RECORD_INDEX = new Map(RECORD_DEFS.map((d, i) => [d.tag, i]));
+
+/** The position of a record metric the definitions read; throws for a tag that is none. */
+function at(tag: string): number {
+  const i = RECORD_INDEX.get(tag);
+  if (i === undefined) throw new Error(`${tag} is not a record metric`);
+  return i;
+}
+
+// The record metrics that definitions read, by position (set once the table is built).
+AT_LATENCY = at("request_latency");
+AT_TTFT = at("time_to_first_token");
+AT_OUTPUT_COUNT = at("output_token_count");
+AT_REASONING_COUNT = at("reasoning_token_count");
+AT_OSL = at("output_sequence_length");
+AT_ISL = at("input_sequence_length");
+AT_ITL = at("inter_token_latency");
+AT_USAGE_DIFFS = USAGE_DIFF_TAGS.map(at);
 
 /** The position of a record metric in {@link RECORD_DEFS}; -1 for any other tag. */
 export function recordIndex(tag: string): number {

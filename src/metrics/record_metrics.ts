@@ -25,8 +25,6 @@ interface RecordStep {
 /** The record metrics that apply to one kind of request, and the objects their values go in. */
 interface StepList {
   steps: readonly RecordStep[];
-  /** Every tag of `steps`, each undefined: copied to hold one request's values as computed. */
-  work: Record<string, number | number[] | undefined>;
   /**
    * By the set of steps that gave a value (bit i: steps[i]), an object with just their tags;
    * null when there are too many steps for the bits of a number.
@@ -64,11 +62,7 @@ const STEPS: readonly StepList[] = (() => {
       (streaming || !def.flags.includes("streaming_only")) &&
       (producesTokens || !def.flags.includes("produces_tokens"))
     ).map((def) => ({ tag: def.tag, index: recordIndex(def.tag), record: def.record! }));
-    lists.push({
-      steps,
-      work: shaped(steps.map((s) => s.tag), undefined),
-      shapes: steps.length <= 32 ? new Map() : null,
-    });
+    lists.push({ steps, shapes: steps.length <= 32 ? new Map() : null });
   }
   return lists;
 })();
@@ -119,42 +113,71 @@ export function computeRecordMetrics(rec: RequestRecord, ctx: RecordContext): Re
  */
 export function computeRecordValues(rec: RequestRecord, ctx: RecordContext): RecordValues {
   // Several metrics count the same answer (output tokens, the usage comparison): count it once.
-  ctx = { ...ctx, tokenizer: memoized(ctx.tokenizer) };
+  // The context the definitions get is made once and refilled: nothing is made per request but
+  // the values.
+  MEMO.reset(ctx.tokenizer);
+  const c = CTX;
+  c.inputTokens = ctx.inputTokens;
+  c.streaming = ctx.streaming;
+  c.producesTokens = ctx.producesTokens;
+  c.preferUsage = ctx.preferUsage;
+  c.requestedOutputTokens = ctx.requestedOutputTokens;
+  c.checkUsage = ctx.checkUsage;
   const list = STEPS[stepsIndex(rec.error !== null, !!ctx.streaming, ctx.producesTokens !== false)];
   const steps = list.steps;
-  // The definitions read the values above theirs by tag: from an object holding every tag
-  // (undefined until set), which keeps fast properties.
-  const work = { ...list.work };
+  // Definitions read the values above theirs from this array, by position.
   const values: RecordValues = new Array(RECORD_DEFS.length).fill(undefined);
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i];
-    const v = step.record(rec, work as RecordMetrics, ctx);
+    const v = step.record(rec, values, c);
     if (v === undefined) continue;
     if (typeof v === "number" && !Number.isFinite(v)) continue;
-    work[step.tag] = v;
     values[step.index] = v;
   }
   return values;
 }
 
-/** `tokenizer`, remembering the last two texts it counted (one record's output and reasoning). */
-function memoized(tokenizer: Tokenizer): Tokenizer {
-  let a = "", na = 0, b = "", nb = 0;
-  return {
-    name: tokenizer.name,
-    count(text: string): number {
-      if (text === "") return tokenizer.count(text);
-      if (text === a) return na;
-      if (text === b) return nb;
-      const n = tokenizer.count(text);
-      b = a;
-      nb = na;
-      a = text;
-      na = n;
-      return n;
-    },
-  };
+/** A tokenizer remembering the last two texts it counted (one record's output and reasoning). */
+class MemoTokenizer implements Tokenizer {
+  name = "";
+  #tokenizer: Tokenizer | null = null;
+  #a = "";
+  #na = 0;
+  #b = "";
+  #nb = 0;
+
+  /** Forgets what was counted; counts with `tokenizer` from now on. */
+  reset(tokenizer: Tokenizer): void {
+    this.#tokenizer = tokenizer;
+    this.name = tokenizer.name;
+    this.#a = this.#b = "";
+  }
+
+  count(text: string): number {
+    const tokenizer = this.#tokenizer!;
+    if (text === "") return tokenizer.count(text);
+    if (text === this.#a) return this.#na;
+    if (text === this.#b) return this.#nb;
+    const n = tokenizer.count(text);
+    this.#b = this.#a;
+    this.#nb = this.#na;
+    this.#a = text;
+    this.#na = n;
+    return n;
+  }
 }
+
+/** The memo and context `computeRecordValues` hands the definitions, refilled for each request. */
+const MEMO = new MemoTokenizer();
+const CTX: RecordContext = {
+  inputTokens: null,
+  tokenizer: MEMO,
+  streaming: false,
+  producesTokens: undefined,
+  preferUsage: undefined,
+  requestedOutputTokens: undefined,
+  checkUsage: undefined,
+};
 
 /** Records with server usage whose answers are all checked against the tokenizer. */
 export const USAGE_CHECK_FIRST = 100;

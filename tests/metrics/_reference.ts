@@ -7,8 +7,10 @@
 import type { RequestRecord } from "../../src/load/record.ts";
 import {
   METRICS,
+  RECORD_DEFS,
   type RecordContext,
   type RecordMetrics,
+  type RecordValues,
   USAGE_DIFF_THRESHOLD_PCT,
 } from "../../src/metrics/definitions.ts";
 import type { Tokenizer } from "../../src/tokenizer/tokenizer.ts";
@@ -35,6 +37,8 @@ function usageDiscrepancy(m: RecordMetrics, ctx: RecordContext): number | undefi
 export function referenceRecordMetrics(rec: RequestRecord, ctx: RecordContext): RecordMetrics {
   ctx = { ...ctx, tokenizer: memoized(ctx.tokenizer) };
   const m: RecordMetrics = {};
+  // The same values by position, which the definitions read.
+  const values: RecordValues = new Array(RECORD_DEFS.length).fill(undefined);
   const failed = rec.error !== null;
   const producesTokens = ctx.producesTokens !== false;
   for (const def of METRICS) {
@@ -42,10 +46,13 @@ export function referenceRecordMetrics(rec: RequestRecord, ctx: RecordContext): 
     if (failed !== def.flags.includes("error_only")) continue;
     if (!ctx.streaming && def.flags.includes("streaming_only")) continue;
     if (!producesTokens && def.flags.includes("produces_tokens")) continue;
-    const v = def.tag === "usage_discrepancy" ? usageDiscrepancy(m, ctx) : def.record(rec, m, ctx);
+    const v = def.tag === "usage_discrepancy"
+      ? usageDiscrepancy(m, ctx)
+      : def.record(rec, values, ctx);
     if (v === undefined) continue;
     if (typeof v === "number" && !Number.isFinite(v)) continue;
     m[def.tag] = v;
+    values[RECORD_DEFS.indexOf(def)] = v;
   }
   return m;
 }
