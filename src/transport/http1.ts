@@ -674,13 +674,15 @@ const values: string[] = [];
 /**
  * The request's bytes, head and body, for one write; throws on a header that could not be sent
  * as is. The head's constant parts are bytes kept with the target and the header names; values
- * are written a character a byte, with no string built for the head.
+ * are written a character a byte, with no string built for the head. Written into `last` when
+ * the message has its length, else at the start of `spare` when it fits, else into new memory.
  */
 function requestMessage(
   target: Target,
   headers: Record<string, string>,
   body: string | Uint8Array,
   spare: Uint8Array | null = null,
+  last: Uint8Array | null = null,
 ): Uint8Array {
   const bodyBytes = typeof body === "string" ? encoder.encode(body) : body;
   // Checked and measured first, written after: the message is made at its size. The headers to
@@ -708,7 +710,9 @@ function requestMessage(
   size += CONTENT_LENGTH.length + length.length + 4;
 
   const total = size + bodyBytes.length;
-  const out = spare !== null && spare.length >= total
+  const out = last !== null && last.length === total
+    ? last
+    : spare !== null && spare.length >= total
     ? spare.subarray(0, total)
     : new Uint8Array(total);
   let at = put(out, 0, target.line);
@@ -868,6 +872,12 @@ class Exchange implements Cancelable, ResultOwner {
   #message: Uint8Array | null = null;
   /** The memory messages are written in, kept from one request to the next. */
   #messageBytes: Uint8Array | null = null;
+  /**
+   * The last message written in that memory: the next one, when it has the same length (the
+   * same body and header sizes, as a slot's requests usually have), is written over it without
+   * a new view.
+   */
+  #lastMessage: Uint8Array | null = null;
   #attempt = 0;
   /** The connection was kept alive from an earlier request. */
   #reused = false;
@@ -943,11 +953,18 @@ class Exchange implements Cancelable, ResultOwner {
       if (this.cancelled) throw this.reason;
       const target = this.#client.targetOf(opts.url);
       this.#origin = target.origin;
-      const message = requestMessage(target, opts.headers, opts.body, this.#messageBytes);
+      const message = requestMessage(
+        target,
+        opts.headers,
+        opts.body,
+        this.#messageBytes,
+        this.#lastMessage,
+      );
       // A message made anew (it did not fit the kept memory) is kept in its place.
       if (message.buffer !== this.#messageBytes?.buffer && message.length <= MAX_KEPT_MESSAGE) {
         this.#messageBytes = message;
       }
+      this.#lastMessage = message.buffer === this.#messageBytes?.buffer ? message : null;
       this.#message = message;
     } catch (e) {
       this.#fail(e);

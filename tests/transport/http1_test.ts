@@ -128,6 +128,38 @@ Deno.test("http1: events that come with the head take its time; later reads thei
   }
 });
 
+Deno.test("http1: requests of the same, longer and shorter lengths are each sent whole", async () => {
+  const seen: string[] = [];
+  const srv = rawServer(async (conn, request) => {
+    seen.push(request);
+    await conn.write(
+      enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
+    );
+    return true;
+  });
+  // One at a time on one transport: each request's message is written where the last one was.
+  const t = createHttp1Transport();
+  const ids = ["aaa", "bbb", "cccccc", "dd", "ee"];
+  const bodies = ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":44444}', '{"n":5}'];
+  try {
+    for (let i = 0; i < ids.length; i++) {
+      const r = await t.send(
+        opts(srv.url, { headers: { "X-Request-ID": ids[i] }, body: bodies[i] }),
+      );
+      assert.equal(r.error, null);
+    }
+    assert.equal(seen.length, ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      assert.match(seen[i], new RegExp(`\r\nX-Request-ID: ${ids[i]}\r\n`));
+      assert.match(seen[i], new RegExp(`\r\ncontent-length: ${bodies[i].length}\r\n`));
+      assert.ok(seen[i].endsWith(`\r\n\r\n${bodies[i]}`), seen[i]);
+    }
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
+
 Deno.test("http1: header values are byte strings; the URL's credentials become Basic authentication", async () => {
   const seen: string[] = [];
   const srv = rawServer(async (conn, request) => {
