@@ -436,7 +436,7 @@ export const profileOptions = {
     expect: "a positive integer",
     group: "Load",
     help:
-      "Worker threads to run the slots on, at most one per concurrent request (default: one per 256 concurrent requests, at most the number of cores; with a request rate or a schedule, the number of cores).",
+      "Worker threads to run the slots on, at most one per concurrent request (default: one per 512 concurrent requests, at most the number of cores; with a request rate or a schedule, the number of cores).",
     metavar: "N",
   }),
   requestRate: opt({
