@@ -15,8 +15,11 @@ import { epochNs } from "./clock.ts";
 import { claimRequest, Ctl, workerInFlight } from "./control.ts";
 import { acquireSlot, releaseSlot, tryAcquireSlot, waitUntil } from "./wait.ts";
 import type { PhasePlan } from "./plan.ts";
-import { bodyBytes, type WorkerDataset } from "./packed.ts";
+import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
+
+/** Bodies whose views a Worker keeps, from the first: 4,096 views are about 350 KiB. */
+const MAX_BODY_VIEWS = 4096;
 
 /** A conversation to start: its number in the phase, its index, when its first turn is meant. */
 interface Start {
@@ -83,6 +86,11 @@ export async function runSlots(opts: {
   // This Worker's own in-flight counter, for the live API's per-Worker view.
   const own = workerInFlight(opts.workerId);
   const { conversations, bodies } = opts.dataset;
+  // A view of each body sent, made once (for the first MAX_BODY_VIEWS bodies): a slot sends the
+  // same bodies again and again, and a view per request would be an object per request.
+  const views: (Uint8Array | undefined)[] = new Array(Math.min(bodyCount(bodies), MAX_BODY_VIEWS));
+  const body = (i: number): Uint8Array =>
+    i < views.length ? (views[i] ??= bodyBytes(bodies, i)) : bodyBytes(bodies, i);
   const endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
   const timing = plan.timing ?? { mode: "concurrency" };
@@ -163,7 +171,7 @@ export async function runSlots(opts: {
             headers,
             body: answers && turnIndex > 0
               ? liveBody(endpoint, conv.live!, turnIndex, answers)
-              : bodyBytes(bodies, conv.firstBody + turnIndex),
+              : body(conv.firstBody + turnIndex),
             streaming: plan.streaming,
             endpoint,
             timeoutMs: plan.timeoutMs,
@@ -232,6 +240,7 @@ export async function runSlots(opts: {
     // The arrival times become offsets in place: the result is not read again.
     const responseNs = result.responsePerf;
     for (let i = 0; i < responseNs.length; i++) responseNs[i] = toNs(responseNs[i]);
+    const startNs = epochNs(start);
     opts.sink({
       phase: plan.phase,
       workerId: opts.workerId,
@@ -241,8 +250,9 @@ export async function runSlots(opts: {
       turnIndex,
       requestId,
       correlationId: conversationId,
-      intendedStartNs: epochNs(intendedPerf ?? start),
-      startNs: epochNs(start),
+      // A request meant for now was meant when it started: one conversion for both.
+      intendedStartNs: intendedPerf === null ? startNs : epochNs(intendedPerf),
+      startNs,
       ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
       endNs: toNs(result.endPerf),
       responseNs,

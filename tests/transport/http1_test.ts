@@ -265,9 +265,26 @@ Deno.test("http1: each answer is read by its own head, also when heads repeat an
       }\r\n\r\n${json(2)}`,
     () => `HTTP/1.1 503 Busy\r\ncontent-type: text/plain\r\ncontent-length: 4\r\n\r\nbusy`,
     () => SSE_HEAD + chunked(chunk("a4") + "data: [DONE]\n\n") + "0\r\n\r\n",
+    // The last head again, cut in two reads.
+    () => [
+      SSE_HEAD.slice(0, 30),
+      SSE_HEAD.slice(30) + chunked(chunk("a5") + "data: [DONE]\n\n") + "0\r\n\r\n",
+    ],
+    // The last head's lines and one more: the same bytes up to its blank line, then not.
+    () =>
+      SSE_HEAD.slice(0, -2) + "x-extra: 1\r\n\r\n" + chunked(chunk("a6") + "data: [DONE]\n\n") +
+      "0\r\n\r\n",
+    // An interim answer, then the first SSE head again.
+    () =>
+      "HTTP/1.1 100 Continue\r\n\r\n" + SSE_HEAD + chunked(chunk("a7") + "data: [DONE]\n\n") +
+      "0\r\n\r\n",
   ];
   const srv = rawServer(async (conn, _req, n) => {
-    await conn.write(enc.encode(answers[n]()));
+    const pieces = answers[n]();
+    for (const piece of typeof pieces === "string" ? [pieces] : pieces) {
+      await conn.write(enc.encode(piece));
+      await new Promise((r) => setTimeout(r, 20));
+    }
     return true;
   });
   const t = createHttp1Transport();
@@ -283,6 +300,9 @@ Deno.test("http1: each answer is read by its own head, also when heads repeat an
       [200, null, "n2"],
       [503, "HTTPError", ""],
       [200, null, "a4"],
+      [200, null, "a5"],
+      [200, null, "a6"],
+      [200, null, "a7"],
     ]);
     // Every answer was framed right: one connection served them all.
     assert.equal(srv.accepted(), 1);
