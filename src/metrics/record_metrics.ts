@@ -167,6 +167,21 @@ class MemoTokenizer implements Tokenizer {
   }
 }
 
+/**
+ * The fields `computeRecordValues` refills, each one of RecordContext's: a field added to the
+ * interface fails to compile here until it is refilled there too.
+ */
+const REFILLED = {
+  inputTokens: true,
+  tokenizer: true,
+  streaming: true,
+  producesTokens: true,
+  preferUsage: true,
+  requestedOutputTokens: true,
+  checkUsage: true,
+} as const satisfies Record<keyof RecordContext, true>;
+void REFILLED;
+
 /** The memo and context `computeRecordValues` hands the definitions, refilled for each request. */
 const MEMO = new MemoTokenizer();
 const CTX: RecordContext = {
