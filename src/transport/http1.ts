@@ -668,8 +668,8 @@ function putByteString(out: Uint8Array, at: number, s: string): number {
 }
 
 /** The header names' bytes and values `requestMessage` writes, noted while it checks them. */
-const leads: Uint8Array[] = [];
-const values: string[] = [];
+const headerLeads: Uint8Array[] = [];
+const headerValues: string[] = [];
 
 /**
  * The request's bytes, head and body, for one write; throws on a header that could not be sent
@@ -700,8 +700,8 @@ function requestMessage(
     if (info.host) hasHost = true;
     if (info.auth) hasAuth = true;
     size += info.lead.length + value.length + 2;
-    leads[count] = info.lead;
-    values[count++] = value;
+    headerLeads[count] = info.lead;
+    headerValues[count++] = value;
   }
   const auth = hasAuth ? null : target.authLine;
   if (!hasHost) size += target.hostLine.length;
@@ -717,7 +717,7 @@ function requestMessage(
     : new Uint8Array(total);
   let at = put(out, 0, target.line);
   for (let i = 0; i < count; i++) {
-    at = putByteString(out, put(out, at, leads[i]), values[i]);
+    at = putByteString(out, put(out, at, headerLeads[i]), headerValues[i]);
     out[at++] = CR;
     out[at++] = LF;
   }
