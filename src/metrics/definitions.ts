@@ -779,8 +779,8 @@ const RECORD_INDEX = new Map(RECORD_DEFS.map((d, i) => [d.tag, i]));
 
 /** The position of a record metric the definitions read; throws for a tag that is none. */
 function at(tag: string): number {
-  const i = RECORD_INDEX.get(tag);
-  if (i === undefined) throw new Error(`${tag} is not a record metric`);
+  const i = recordIndex(tag);
+  if (i === -1) throw new Error(`${tag} is not a record metric`);
   return i;
 }
 

@@ -78,19 +78,28 @@ function chunked(text: string): string {
   return enc.encode(text).length.toString(16) + "\r\n" + text + "\r\n";
 }
 
-Deno.test("http1: request line, Host, Content-Length and the given headers are written", async () => {
-  let seen = "";
+/** A chunked SSE body with one token, "ok", and the end marker. */
+const OK_BODY = chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n";
+
+/** A raw server answering every request with `OK_BODY`; `seen` holds the requests, in order. */
+function recordingServer() {
+  const seen: string[] = [];
   const srv = rawServer(async (conn, request) => {
-    seen = request;
-    await conn.write(
-      enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
-    );
+    seen.push(request);
+    await conn.write(enc.encode(SSE_HEAD + OK_BODY));
     return true;
   });
+  return { srv, seen };
+}
+
+Deno.test("http1: request line, Host, Content-Length and the given headers are written", async () => {
+  const { srv, seen: requests } = recordingServer();
   const t = createHttp1Transport();
   try {
     const r = await t.send(opts(srv.url, { headers: { "X-Api": "k", "content-length": "999" } }));
     assert.equal(r.error, null);
+    assert.equal(requests.length, 1);
+    const seen = requests[0];
     const port = new URL(srv.url).port;
     assert.match(seen, /^POST \/v1\/chat\/completions\?x=1 HTTP\/1\.1\r\n/);
     assert.match(seen, new RegExp(`\r\nhost: 127\\.0\\.0\\.1:${port}\r\n`));
@@ -129,14 +138,7 @@ Deno.test("http1: events that come with the head take its time; later reads thei
 });
 
 Deno.test("http1: requests of the same, longer and shorter lengths are each sent whole", async () => {
-  const seen: string[] = [];
-  const srv = rawServer(async (conn, request) => {
-    seen.push(request);
-    await conn.write(
-      enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
-    );
-    return true;
-  });
+  const { srv, seen } = recordingServer();
   // One at a time on one transport: each request's message is written where the last one was.
   const t = createHttp1Transport();
   const ids = ["aaa", "bbb", "cccccc", "dd", "ee"];
@@ -161,14 +163,7 @@ Deno.test("http1: requests of the same, longer and shorter lengths are each sent
 });
 
 Deno.test("http1: header values are byte strings; the URL's credentials become Basic authentication", async () => {
-  const seen: string[] = [];
-  const srv = rawServer(async (conn, request) => {
-    seen.push(request);
-    await conn.write(
-      enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
-    );
-    return true;
-  });
+  const { srv, seen } = recordingServer();
   const t = createHttp1Transport();
   try {
     const url = new URL(srv.url);
@@ -391,7 +386,7 @@ Deno.test("http1: interim 1xx answers are skipped, also split across reads", asy
       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early",
       " Hints\r\nlink: </a>\r\n\r\n",
       SSE_HEAD.slice(0, 20),
-      SSE_HEAD.slice(20) + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n",
+      SSE_HEAD.slice(20) + OK_BODY,
     ];
     for (const part of parts) {
       await conn.write(enc.encode(part));
@@ -476,7 +471,7 @@ Deno.test("http1: requests in flight together time out each by its own deadline"
     await new Promise((r) => setTimeout(r, delays[n]));
     try {
       await conn.write(
-        enc.encode(SSE_HEAD + chunked(chunk("ok") + "data: [DONE]\n\n") + "0\r\n\r\n"),
+        enc.encode(SSE_HEAD + OK_BODY),
       );
     } catch {
       return false; // timed out: the client closed the connection
