@@ -97,6 +97,8 @@ interface LineSink {
   piece(p: Piece): void;
   /** Appends JSON text known to be ASCII (digits of a number). */
   ascii(s: string): void;
+  /** Appends the epoch ns `start + Math.round(offsetNs)` as exact integer digits. */
+  epoch(start: bigint, offsetNs: number): void;
   /** Appends `s` as a JSON string, quoted and escaped as `JSON.stringify` writes it. */
   string(s: string): void;
   /** Appends any JSON text. */
@@ -132,18 +134,33 @@ function buildLine(rec: RequestRecord, metrics: RecordMetrics, out: LineSink): v
   lineEnd(rec, out);
 }
 
+/**
+ * What lies between the values of line metrics `i` and `j` (by position), `i`'s tail and `j`'s
+ * head as one piece, made as each pair is first met: a line's metrics are mostly the same from
+ * one record to the next, and one piece is copied at about the cost of either of its halves.
+ */
+const JOINTS: (Piece | undefined)[] = new Array(LINE_BY_INDEX.length * LINE_BY_INDEX.length);
+
+function joint(i: number, j: number): Piece {
+  const k = i * LINE_BY_INDEX.length + j;
+  return JOINTS[k] ??= piece(LINE_BY_INDEX[i]!.tail.text + LINE_BY_INDEX[j]!.nextHead.text);
+}
+
 /** {@link buildLine} for metrics by position (`RecordValues`), in table order. */
 function buildValuesLine(rec: RequestRecord, values: RecordValues, out: LineSink): void {
   lineHead(rec, out);
-  let first = true;
+  let prev = -1;
   for (let i = 0; i < LINE_BY_INDEX.length; i++) {
     const v = values[i];
     if (v === undefined) continue;
     const lm = LINE_BY_INDEX[i];
     if (lm === null) continue;
-    lineMetric(lm, v, first, out);
-    first = false;
+    out.piece(prev === -1 ? lm.head : joint(prev, i));
+    if (typeof v === "number") out.number(v, lm.divisor);
+    else out.numbers(v, lm.divisor);
+    prev = i;
   }
+  if (prev !== -1) out.piece(LINE_BY_INDEX[prev]!.tail);
   lineEnd(rec, out);
 }
 
@@ -159,14 +176,14 @@ function lineHead(rec: RequestRecord, out: LineSink): void {
   out.string(rec.conversationId);
   out.piece(TURN_INDEX);
   out.int(rec.turnIndex);
+  const start = rec.startNs;
   out.piece(REQUEST_START_NS);
-  out.ascii(rec.startNs.toString());
+  out.epoch(start, 0);
   out.piece(REQUEST_ACK_NS);
   if (rec.ackNs === null) out.piece(NULL);
-  else out.ascii(epochNs(rec.startNs, rec.ackNs));
-  const end = epochNs(rec.startNs, rec.endNs);
+  else out.epoch(start, rec.ackNs);
   out.piece(REQUEST_END_NS);
-  out.ascii(end);
+  out.epoch(start, rec.endNs);
   out.piece(WORKER_ID);
   out.int(rec.workerId);
   out.piece(PROCESSOR_PHASE);
@@ -175,11 +192,14 @@ function lineHead(rec: RequestRecord, out: LineSink): void {
   out.piece(rec.cancelled ? TRUE : FALSE);
   // The request's end is when a cancelled request was cut off.
   out.piece(CANCELLATION_TIME_NS);
-  if (rec.cancelled) out.ascii(end);
+  if (rec.cancelled) out.epoch(start, rec.endNs);
   else out.piece(NULL);
-  if (rec.intendedStartNs !== null) {
+  const intended = rec.intendedStartNs;
+  if (intended !== null) {
     out.piece(INTENDED_START_NS);
-    out.ascii(rec.intendedStartNs.toString());
+    // Most requests are meant when they start: the start's digits again.
+    if (intended === start) out.epoch(start, 0);
+    else out.ascii(intended.toString());
   }
   out.piece(METRICS_OPEN);
 }
@@ -224,6 +244,9 @@ export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
     },
     ascii(s) {
       line += s;
+    },
+    epoch(start, offsetNs) {
+      line += epochNs(start, offsetNs);
     },
     string(s) {
       line += JSON.stringify(s);
@@ -354,6 +377,26 @@ function writeDigits(buf: Uint8Array, at: number, n: number): number {
   return at + digits;
 }
 
+/** Writes the 9 decimal digits of `n` (0 <= n < 10^9), with leading zeros, at `at`. */
+function writeNine(buf: Uint8Array, at: number, n: number): number {
+  for (let k = at + 8; k >= at; k--) {
+    const q = (n / 10) | 0;
+    buf[k] = 48 + n - q * 10;
+    n = q;
+  }
+  return at + 9;
+}
+
+/** Writes the digits of the integer `n` (0 <= n < 2^53) at `at`; returns their end. */
+function writeLong(buf: Uint8Array, at: number, n: number): number {
+  if (n < 2147483648) return writeDigits(buf, at, n);
+  const hi = Math.floor(n / 1e9);
+  return writeNine(buf, writeLong(buf, at, hi), n - hi * 1e9);
+}
+
+/** Most bytes `#epoch` writes itself: the 19 digits of a non-negative 64-bit integer. */
+const EPOCH_BYTES = 19;
+
 /** Pieces longer than this are copied by `set`, shorter ones byte by byte. */
 const SET_BYTES = 16;
 
@@ -380,6 +423,10 @@ export class RecordWriter {
   #failure: unknown = null;
   #closed = false;
   #lines = 0;
+  /** The last epoch start `#epoch` was given, as whole seconds and the ns past them. */
+  #start: bigint | null = null;
+  #startS = 0;
+  #startNs = 0;
 
   private constructor(file: Deno.FsFile, opts: RecordWriterOptions) {
     this.#file = file;
@@ -429,6 +476,7 @@ export class RecordWriter {
   #sink: LineSink = {
     piece: (p) => this.#bytes(p.bytes),
     ascii: (s) => this.#ascii(s),
+    epoch: (start, offsetNs) => this.#epoch(start, offsetNs),
     string: (s) => {
       if (!this.#plainString(s)) this.#text(JSON.stringify(s));
     },
@@ -467,6 +515,43 @@ export class RecordWriter {
       at += b.length;
     } else for (let i = 0; i < b.length; i++) buf[at++] = b[i];
     this.#used = at;
+  }
+
+  /**
+   * Appends the epoch ns `start + Math.round(offsetNs)`, as `epochNs` writes it, digit by digit:
+   * the start is split into seconds and ns once per record, and each time after it is a sum of
+   * numbers, where BigInt arithmetic and its text cost an object or two per field.
+   */
+  #epoch(start: bigint, offsetNs: number): void {
+    if (start !== this.#start) {
+      if (start < 0n || start >= 1n << 63n) {
+        this.#ascii(epochNs(start, offsetNs));
+        return;
+      }
+      const s = start / 1_000_000_000n;
+      this.#start = start;
+      this.#startS = Number(s);
+      this.#startNs = Number(start - s * 1_000_000_000n);
+    }
+    const offset = Math.round(offsetNs);
+    // Beyond 2^52 ns (52 days) an offset is not what a request takes: left to BigInt.
+    if (!(Math.abs(offset) < 2 ** 52)) {
+      this.#ascii(epochNs(start, offsetNs));
+      return;
+    }
+    const ns = this.#startNs + offset;
+    const carry = Math.floor(ns / 1e9);
+    const seconds = this.#startS + carry;
+    if (seconds < 0) {
+      this.#ascii(epochNs(start, offsetNs));
+      return;
+    }
+    if (this.#used + EPOCH_BYTES > this.#buf.length) this.flush();
+    const buf = this.#buf;
+    const past = ns - carry * 1e9;
+    this.#used = seconds === 0
+      ? writeDigits(buf, this.#used, past)
+      : writeNine(buf, writeLong(buf, this.#used, seconds), past);
   }
 
   /** Appends text whose characters are all ASCII, one byte each. */

@@ -188,6 +188,17 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
         { sessionNum: 1.5, turnIndex: -(2 ** 31), workerId: -0 },
         { ackNs: null, intendedStartNs: null, cancelled: true, phase: "warmup" as const },
         { error: { code: 502, type: "HTTPError", message: 'bad "gateway" é\n' } },
+        // Epoch ns: carries and borrows across whole seconds, starts outside 0..2^63, offsets
+        // rounded or too large for the digit-by-digit path, the intended start equal or not.
+        { startNs: 999_999_999n, ackNs: 1, endNs: 1_000_000_001.5, intendedStartNs: 999_999_999n },
+        { startNs: 1_000_000_000n, ackNs: -1, endNs: -1_000_000_000, cancelled: true },
+        { startNs: 0n, ackNs: 0.4, endNs: 999_999_999.5, intendedStartNs: 5n },
+        { startNs: 5n, ackNs: -5, endNs: -6, intendedStartNs: 5n },
+        { startNs: 2n ** 63n - 1n, ackNs: -(2 ** 40), endNs: 0, intendedStartNs: -(2n ** 70n) },
+        { startNs: 2n ** 63n, ackNs: 1, endNs: 2, intendedStartNs: 2n ** 63n },
+        { startNs: -10n, ackNs: 3, endNs: 30, cancelled: true, intendedStartNs: -10n },
+        { startNs: 1_795_759_552_964_700_180n, ackNs: 2 ** 52, endNs: -(2 ** 53) },
+        { startNs: 1_795_759_552_964_700_180n, ackNs: 35_300_819.5, endNs: 64_061_917 },
       ] satisfies Partial<RequestRecord>[]
     ) lines.push([{ ...c.rec, ...over }, m]);
     // Scalars written digit by digit when they are whole numbers of a unit, else as JSON does.
