@@ -127,6 +127,9 @@ export const chatEndpoint: Endpoint = {
     return textOnly(p) ? (p.text ?? "") : p;
   },
   textTemplate: template,
+  adoptTemplate(state: StreamState, t: ChunkTemplate): void {
+    state.chatChunk = t;
+  },
   volatileKeys: ["id", "created"],
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;

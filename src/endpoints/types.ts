@@ -101,6 +101,13 @@ export interface Endpoint {
    */
   textTemplate?(state: StreamState): ChunkTemplate | undefined;
   /**
+   * Makes `t` the stream's text template, as reading one of its chunks as text would have: the
+   * transport recognized the stream's first text chunk, in place, as an instance of a template
+   * an earlier answer's reading set (the same bytes but for its `volatileKeys` values and its
+   * text; transport/known_events.ts). Optional; only with `textTemplate` and `volatileKeys`.
+   */
+  adoptTemplate?(state: StreamState, t: ChunkTemplate): void;
+  /**
    * Top-level keys of a stream event's JSON whose values change from one answer to the next
    * without changing what the event means to `parseText` (an answer's id, its creation time):
    * an event that carries no text and equals one read before but for these values is taken to

@@ -10,6 +10,7 @@
  * value is a string without escapes or a number, and that its reading ignores.
  */
 
+import type { ChunkTemplate } from "../endpoints/chunk_template.ts";
 import type { Parsed } from "../endpoints/types.ts";
 
 const QUOTE = 34;
@@ -29,14 +30,42 @@ const CAPACITY = 16;
 /** Longer events are not kept. */
 const MAX_EVENT = 2048;
 
-/** One event read before: its bytes, where its volatile values lie, and what it meant. */
-interface Known {
+/** Text templates kept per endpoint; a new one replaces the oldest. */
+const TEMPLATE_CAPACITY = 4;
+
+/** Bytes with volatile values in them, compared by `same`. */
+interface Cut {
   bytes: Uint8Array;
   /** Start and end (exclusive) of each volatile value in `bytes`, in order. */
   cuts: number[];
   /** Per volatile value: true for a string, false for a number. */
   strings: boolean[];
+}
+
+/** One event read before: its bytes, where its volatile values lie, and what it meant. */
+interface Known extends Cut {
   parsed: Parsed;
+}
+
+/**
+ * A stream's text template (`Endpoint.textTemplate`) learned from an event read as text: the
+ * event's head up to its text (`data: ` and the template's prefix) with its volatile values cut
+ * out, and the template's suffix.
+ */
+export interface KnownTemplate extends Cut {
+  suffix: string;
+  suffixBytes: Uint8Array;
+}
+
+/** The bytes of `s` when every character is ASCII; null otherwise. */
+function asciiBytes(s: string): Uint8Array | null {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) return null;
+    out[i] = c;
+  }
+  return out;
 }
 
 /** The events one endpoint's streams have been seen to repeat. */
@@ -44,6 +73,10 @@ export class KnownEvents {
   #keys: Uint8Array[];
   #known: Known[] = [];
   #next = 0;
+  #templates: KnownTemplate[] = [];
+  #nextTemplate = 0;
+  /** Where the text of the event `matchTemplate` last matched ends. */
+  textEnd = 0;
 
   /** @param keys the endpoint's volatile keys */
   constructor(keys: readonly string[]) {
@@ -84,6 +117,71 @@ export class KnownEvents {
       this.#known[this.#next] = e;
       this.#next = (this.#next + 1) % CAPACITY;
     }
+  }
+
+  /**
+   * Keeps the template `t` that the event `b[from, end)` set when it was read as text: an untyped
+   * `data:` line that is `t`'s prefix, plain text and `t`'s suffix, all ASCII. A later answer's
+   * first text event is then recognized in place (`matchTemplate`) rather than read as text.
+   */
+  learnTemplate(b: Uint8Array, from: number, end: number, t: ChunkTemplate): void {
+    if (t.event !== "" || t.counter !== undefined || end - from > MAX_EVENT) return;
+    const prefix = asciiBytes(t.prefix);
+    const suffixBytes = asciiBytes(t.suffix);
+    if (prefix === null || suffixBytes === null) return;
+    const head = DATA_OBJECT.length - 1 + prefix.length;
+    const textEnd = end - 2 - suffixBytes.length;
+    if (from + head > textEnd || b[end - 1] !== LF || b[end - 2] !== LF) return;
+    for (let i = 0; i < DATA_OBJECT.length; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
+    for (let i = 0; i < prefix.length; i++) {
+      if (b[from + DATA_OBJECT.length - 1 + i] !== prefix[i]) return;
+    }
+    for (let i = from + head; i < textEnd; i++) if (!plain(b[i])) return;
+    for (let i = 0; i < suffixBytes.length; i++) if (b[textEnd + i] !== suffixBytes[i]) return;
+    const cuts: number[] = [];
+    const strings: boolean[] = [];
+    if (!this.#cutHead(b, from, from + head, cuts, strings)) return;
+    // A volatile value must end before the text: cut at the text's opening quote, it would not.
+    if (cuts.length > 0 && cuts[cuts.length - 1] >= head) return;
+    if (this.matchTemplate(b, from, end) !== null) return;
+    const k: KnownTemplate = {
+      bytes: b.slice(from, from + head),
+      cuts,
+      strings,
+      suffix: t.suffix,
+      suffixBytes,
+    };
+    if (this.#templates.length < TEMPLATE_CAPACITY) this.#templates.push(k);
+    else {
+      this.#templates[this.#nextTemplate] = k;
+      this.#nextTemplate = (this.#nextTemplate + 1) % TEMPLATE_CAPACITY;
+    }
+  }
+
+  /**
+   * The template learned before that the event `b[from, end)` is an instance of, but for its
+   * volatile values and its text (plain ASCII JSON text: no quote, backslash or control
+   * character); null when none. Its text starts after the template's head (`from +
+   * bytes.length`) and ends at `textEnd`.
+   */
+  matchTemplate(b: Uint8Array, from: number, end: number): KnownTemplate | null {
+    const templates = this.#templates;
+    if (b[end - 1] !== LF || b[end - 2] !== LF) return null;
+    for (let k = 0; k < templates.length; k++) {
+      const t = templates[k];
+      const suffix = t.suffixBytes;
+      const textEnd = end - 2 - suffix.length;
+      if (from + t.bytes.length > textEnd || !same(t, b, from)) continue;
+      let i = 0;
+      while (i < suffix.length && b[textEnd + i] === suffix[i]) i++;
+      if (i < suffix.length) continue;
+      let j = from + t.bytes.length;
+      while (j < textEnd && plain(b[j])) j++;
+      if (j < textEnd) continue;
+      this.textEnd = textEnd;
+      return t;
+    }
+    return null;
   }
 
   /**
@@ -145,6 +243,11 @@ export class KnownEvents {
   }
 }
 
+/** True for an ASCII character that stands for itself in a JSON string (no `"` or `\\`). */
+function plain(c: number): boolean {
+  return c >= 32 && c < 128 && c !== QUOTE && c !== BACKSLASH;
+}
+
 /** True for a JSON number's characters only: digits, sign, point, exponent. */
 function numeric(b: Uint8Array, from: number, to: number): boolean {
   if (from === to) return false;
@@ -162,7 +265,7 @@ function numeric(b: Uint8Array, from: number, to: number): boolean {
  * of the same kind and length: a string without quote, backslash or control character inside,
  * or a number's characters.
  */
-function same(e: Known, b: Uint8Array, from: number): boolean {
+function same(e: Cut, b: Uint8Array, from: number): boolean {
   const bytes = e.bytes;
   const cuts = e.cuts;
   let i = 0;

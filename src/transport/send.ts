@@ -18,7 +18,14 @@ import {
   plainJsonText,
 } from "../endpoints/chunk_template.ts";
 import { serverMessage, truncate } from "./server_message.ts";
-import { releaseSlot, scanned, scanRun, takeSlot, writeJoint } from "./sse_scan.ts";
+import {
+  releaseSlot,
+  scanned,
+  scanRun,
+  takeSlot,
+  writeJoint,
+  writeJointBytes,
+} from "./sse_scan.ts";
 import { utf8Decoder, utf8Length } from "./utf8.ts";
 import { blankLineEnd } from "./bytes.ts";
 import { type KnownEvents, knownEventsFor } from "./known_events.ts";
@@ -713,6 +720,9 @@ function eventLead(t: ChunkTemplate): string {
   return t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
 }
 
+/** `data: `, what opens an untyped event. */
+const DATA_LEAD = 6;
+
 /** Decodes the collector's bytes, which are all ASCII: as UTF-8, the same characters, faster. */
 const ascii = utf8Decoder;
 
@@ -885,6 +895,11 @@ export class EventReader implements SseSink {
       const end = blankLineEnd(b, pos, to);
       const p = end === -1 ? null : known.match(b, pos, end);
       if (p === null) {
+        if (end !== -1 && this.#adoptKnown(known, b, pos, end)) {
+          pos = end;
+          if (pos >= to) return pos;
+          continue;
+        }
         if (end !== -1) {
           // Read as text next (by `onTyped`), then kept.
           this.#unknown = b;
@@ -900,6 +915,39 @@ export class EventReader implements SseSink {
       pos = end;
       if (pos >= to) return pos;
     }
+  }
+
+  /**
+   * Reads the event `b[at, end)` as the stream's first text chunk when it is an instance of a
+   * template an earlier answer set (`KnownEvents.matchTemplate`): the template is made this
+   * stream's (`Endpoint.adoptTemplate`) and its text read, as reading the event as text would
+   * have done, without decoding it or checking its JSON's shape again. False when it is not one.
+   */
+  #adoptKnown(known: KnownEvents, b: Uint8Array, at: number, end: number): boolean {
+    const endpoint = this.#endpoint;
+    if (endpoint.adoptTemplate === undefined) return false;
+    if (endpoint.textTemplate?.(this.#streamState) !== undefined) return false;
+    const k = known.matchTemplate(b, at, end);
+    if (k === null) return false;
+    const from = at + k.bytes.length;
+    const textEnd = known.textEnd;
+    // A chunk without text sets no template when read as text (see chat's structuralChunk).
+    if (textEnd === from) return false;
+    const t: ChunkTemplate = {
+      prefix: ascii.decode(b.subarray(at + DATA_LEAD, from)),
+      suffix: k.suffix,
+      reads: 1,
+      event: "",
+    };
+    endpoint.adoptTemplate(this.#streamState, t);
+    // The scan's joint from the bytes at hand, rather than encoded from the template's strings.
+    if (this.#slot < 0) this.#slot = takeSlot();
+    this.#scanTemplate = t;
+    this.#jointLength = writeJointBytes(this.#slot, k.suffixBytes, b, at, from);
+    this.#lastLength = k.suffixBytes.length + 2;
+    this.#texts.addAscii(b, from, textEnd - from);
+    stampResponse(this.#r, this.at, false);
+    return true;
   }
 
   /**
@@ -964,6 +1012,7 @@ export class EventReader implements SseSink {
       }
       if (typeof read === "string") {
         if (read === "") this.#keep(event, data, template, NOTHING);
+        else this.#learnTemplate(event, data, template);
         addResponse(this.#r, this.at, read, undefined, this.#texts);
         return;
       }
@@ -977,6 +1026,22 @@ export class EventReader implements SseSink {
     }
     this.#unknownAt = -1;
     this.onEvent({ event, data });
+  }
+
+  /**
+   * Keeps the template that reading the event the scan last stopped at (see `readRunBytes`) as
+   * `data` set, when it set one (the stream had `before`), for later answers' first text chunks.
+   */
+  #learnTemplate(event: string, data: string, before: ChunkTemplate | undefined): void {
+    const at = this.#unknownAt;
+    this.#unknownAt = -1;
+    if (
+      at === -1 || event !== "" || this.#known === null ||
+      this.#endpoint.adoptTemplate === undefined || this.#unknownEnd - at !== data.length + 8
+    ) return;
+    const t = this.#endpoint.textTemplate?.(this.#streamState);
+    if (t === undefined || t === before) return;
+    this.#known.learnTemplate(this.#unknown!, at, this.#unknownEnd, t);
   }
 
   /**

@@ -106,6 +106,29 @@ export function writeJoint(slot: number, joint: string): number {
 }
 
 /**
+ * Writes into `slot` the joint of a template known as bytes: its suffix, the blank line, and the
+ * head of an event of it, `event[from, to)` (`data: ` and the prefix); the joint's length in
+ * bytes, or -1 when it does not fit.
+ */
+export function writeJointBytes(
+  slot: number,
+  suffix: Uint8Array,
+  event: Uint8Array,
+  from: number,
+  to: number,
+): number {
+  const length = suffix.length + 2 + to - from;
+  if (length > SLOT_BYTES) return -1;
+  const b = bytes;
+  let at = slot;
+  for (let i = 0; i < suffix.length; i++) b[at++] = suffix[i];
+  b[at++] = 10;
+  b[at++] = 10;
+  for (let i = from; i < to; i++) b[at++] = event[i];
+  return length;
+}
+
+/**
  * Reads a run of events from the chunk `buf[from, to)` at `pos` (an index of `buf`, at least
  * `from`) with the joint in `slot` (`sse_scan.wat`); returns where it stopped (an index of `buf`),
  * or -1 for a read too long to scan. `fresh` says the chunk is not the one the last call copied
