@@ -99,17 +99,20 @@ export class KnownEvents {
 
   /**
    * Keeps the event `b[from, end)`, which was read as text and meant `parsed`, for the events
-   * like it that follow; events of another shape are not kept.
+   * like it that follow: one untyped `data:` line, a JSON object's with its volatile values cut
+   * out, anything else's (the `[DONE]` marker) as it is; events of another shape are not kept.
    */
   learn(b: Uint8Array, from: number, end: number, parsed: Parsed): void {
     const n = end - from;
     if (n > MAX_EVENT || b[end - 1] !== LF || b[end - 2] !== LF) return;
-    for (let i = 0; i < DATA_OBJECT.length; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
+    const lead = DATA_OBJECT.length - 1;
+    if (n <= lead + 2) return;
+    for (let i = 0; i < lead; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
     // One line: what lies between the object's head and the blank line is compared as it is.
     for (let i = from; i < end - 2; i++) if (b[i] === LF || b[i] === CR) return;
     const cuts: number[] = [];
     const strings: boolean[] = [];
-    if (!this.#cutHead(b, from, end, cuts, strings)) return;
+    if (b[from + lead] === OPEN_BRACE && !this.#cutHead(b, from, end, cuts, strings)) return;
     if (this.match(b, from, end) !== null) return;
     const e: Known = { bytes: b.slice(from, end), cuts, strings, parsed };
     if (this.#known.length < CAPACITY) this.#known.push(e);

@@ -153,6 +153,8 @@ const SMALL_SPARE = 4096;
 export class TimeLog {
   #values: Float64Array = NO_TIMES;
   length = 0;
+  /** The last view made: the next answer of the same length gets it again, not a new one. */
+  #view: Float64Array = NO_TIMES;
 
   push(t: number): void {
     if (this.length === this.#values.length) this.#grow();
@@ -171,9 +173,14 @@ export class TimeLog {
     this.#values = grown;
   }
 
-  /** The times stamped, as a view of the log's array. */
+  /**
+   * The times stamped, as a view of the log's array (the view the last answer got, when it was
+   * of this array and length: views must no longer be read once the log is cleared).
+   */
   view(): Float64Array {
-    return this.#values.subarray(0, this.length);
+    const v = this.#view;
+    if (v.length === this.length && v.buffer === this.#values.buffer) return v;
+    return this.#view = this.#values.subarray(0, this.length);
   }
 
   /** Empties the log for another answer, keeping its array; views of it must no longer be read. */

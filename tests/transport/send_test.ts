@@ -542,6 +542,34 @@ Deno.test("TimeLog: logs filled side by side keep their own times as arrays are 
   assert.deepEqual([...b.view()], Array.from({ length: 500 }, (_, i) => -i));
 });
 
+Deno.test("TimeLog: an answer as long as the last one, on the same array, gets the same view", () => {
+  const log = new TimeLog();
+  for (let i = 0; i < 16; i++) log.push(i);
+  const first = log.view();
+  log.clear();
+  for (let i = 0; i < 16; i++) log.push(100 + i);
+  const second = log.view();
+  assert.equal(second, first);
+  assert.deepEqual([...second], Array.from({ length: 16 }, (_, i) => 100 + i));
+  // Another length, or the array outgrown: a view of what the log holds now.
+  log.clear();
+  for (let i = 0; i < 15; i++) log.push(200 + i);
+  const shorter = log.view();
+  assert.notEqual(shorter, first);
+  assert.deepEqual([...shorter], Array.from({ length: 15 }, (_, i) => 200 + i));
+  for (let i = 15; i < 300; i++) log.push(200 + i);
+  log.clear();
+  for (let i = 0; i < 15; i++) log.push(300 + i);
+  const grown = log.view();
+  assert.notEqual(grown.buffer, shorter.buffer);
+  assert.deepEqual([...grown], Array.from({ length: 15 }, (_, i) => 300 + i));
+  // Given back and taken again: what it holds now.
+  log.recycle();
+  assert.equal(log.view().length, 0);
+  log.push(7);
+  assert.deepEqual([...log.view()], [7]);
+});
+
 Deno.test("Spares: the largest array kept is taken first, and a new one fits the last answer", () => {
   const made: number[] = [];
   const spares = new Spares<Uint8Array>(
