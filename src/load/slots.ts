@@ -21,6 +21,14 @@ import type { RequestRecord } from "./record.ts";
 /** Bodies whose views a Worker keeps, from the first: 4,096 views are about 350 KiB. */
 const MAX_BODY_VIEWS = 4096;
 
+/**
+ * Whole nanoseconds from `start` to `perf` (both `performance.now()` ms), as the epoch times are:
+ * the clock reads no finer, and whole numbers are kept in half the memory by the metric columns.
+ */
+function toNs(perf: number, start: number): number {
+  return Math.round((perf - start) * 1e6);
+}
+
 /** A conversation to start: its number in the phase, its index, when its first turn is meant. */
 interface Start {
   sessionNum: number;
@@ -234,12 +242,9 @@ export async function runSlots(opts: {
     }
     if (result.cancelled) Atomics.add(control, Ctl.CANCELLED, 1);
     const start = result.startPerf;
-    // Whole nanoseconds, as the epoch times are: the clock reads no finer, and whole numbers
-    // are kept in half the memory by the metric columns.
-    const toNs = (p: number) => Math.round((p - start) * 1e6);
     // The arrival times become offsets in place: the result is not read again.
     const responseNs = result.responsePerf;
-    for (let i = 0; i < responseNs.length; i++) responseNs[i] = toNs(responseNs[i]);
+    for (let i = 0; i < responseNs.length; i++) responseNs[i] = toNs(responseNs[i], start);
     const startNs = epochNs(start);
     opts.sink({
       phase: plan.phase,
@@ -253,8 +258,8 @@ export async function runSlots(opts: {
       // A request meant for now was meant when it started: one conversion for both.
       intendedStartNs: intendedPerf === null ? startNs : epochNs(intendedPerf),
       startNs,
-      ackNs: result.ackPerf === null ? null : toNs(result.ackPerf),
-      endNs: toNs(result.endPerf),
+      ackNs: result.ackPerf === null ? null : toNs(result.ackPerf, start),
+      endNs: toNs(result.endPerf, start),
       responseNs,
       responseReasoning: result.responseReasoning === null
         ? null

@@ -610,6 +610,8 @@ interface HeaderName {
   own: boolean;
   host: boolean;
   auth: boolean;
+  /** The last value checked for this name: the same string again is not checked again. */
+  valid: string | null;
 }
 
 /**
@@ -629,6 +631,7 @@ function headerName(name: string): HeaderName | null {
         own: OWN_HEADERS.has(lower),
         host: lower === "host",
         auth: lower === "authorization",
+        valid: null,
       }
       : null;
     if (headerNames.size < 1024) headerNames.set(name, info);
@@ -696,7 +699,10 @@ function requestMessage(
     if (info === null) throw invalidHeader(name);
     if (info.own) continue;
     const value = String(headers[name]);
-    if (!validValue(value)) throw invalidHeader(name);
+    if (value !== info.valid) {
+      if (!validValue(value)) throw invalidHeader(name);
+      info.valid = value;
+    }
     if (info.host) hasHost = true;
     if (info.auth) hasAuth = true;
     size += info.lead.length + value.length + 2;
@@ -774,8 +780,9 @@ export class Deadlines<T extends Timed> {
     return this.#pending.length;
   }
 
-  add(c: T, timeoutMs: number): void {
-    c.deadline = performance.now() + timeoutMs;
+  /** `c` times out `timeoutMs` after `now` (`performance.now()`, read by the caller). */
+  add(c: T, timeoutMs: number, now = performance.now()): void {
+    c.deadline = now + timeoutMs;
     if (c.deadlineAt === -1) {
       c.deadlineAt = this.#pending.length;
       this.#pending.push(c);
@@ -940,10 +947,12 @@ class Exchange implements Cancelable, ResultOwner {
     this.#attempt = 0;
     this.#phase = null;
     this.#head = null;
-    r.startPerf = performance.now();
+    const now = r.startPerf = performance.now();
     // No limit at all means no deadline.
     const timeoutMs = opts.timeoutMs;
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) this.#client.deadlines.add(this, timeoutMs);
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+      this.#client.deadlines.add(this, timeoutMs, now);
+    }
     const external = opts.signal;
     if (external) {
       if (external.aborted) this.cancel(external.reason);

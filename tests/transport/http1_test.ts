@@ -188,6 +188,12 @@ Deno.test("http1: header values are byte strings; the URL's credentials become B
     assert.equal(r.error?.type, "ConnectionError");
     assert.match(r.error!.message, /X-Name.*invalid name or value/);
     assert.equal(seen.length, 2);
+    // Each value is checked as it comes, whatever was sent under the name before.
+    r = await t.send(opts(url.href, { headers: { "X-Name": "café" } }));
+    assert.equal(r.error, null);
+    r = await t.send(opts(url.href, { headers: { "X-Name": "a\r\nb" } }));
+    assert.match(r.error!.message, /X-Name.*invalid name or value/);
+    assert.equal(seen.length, 3);
   } finally {
     t.close();
     await srv.close();
