@@ -5,6 +5,12 @@
  * compared byte by byte with one read as text earlier, those values aside, and what that one
  * meant is applied again: no decoding, no line splitting, no JSON reading.
  *
+ * The same holds for an answer's first text chunk, which differs from an earlier answer's first one
+ * in those values and in its text: the text template that reading the earlier one set
+ * (`Endpoint.textTemplate`) is kept with its event's bytes, and a later answer's first text chunk
+ * that is an instance of it (plain ASCII text between the same two ends) gets the template without
+ * being read as text.
+ *
  * An endpoint opts in by naming the keys whose values may differ (`Endpoint.volatileKeys`): only
  * top-level keys that come before the first object or array value of the event's JSON, whose
  * value is a string without escapes or a number, and that its reading ignores.
