@@ -369,6 +369,11 @@ export function writeNumbers(
 function writeDigits(buf: Uint8Array, at: number, n: number): number {
   let digits = 1;
   for (let p = 10; p <= n && digits < 10; p *= 10) digits++;
+  return writeFixed(buf, at, n, digits);
+}
+
+/** Writes the last `digits` decimal digits of `n` (0 <= n < 2^31), leading zeros and all. */
+function writeFixed(buf: Uint8Array, at: number, n: number, digits: number): number {
   for (let k = at + digits - 1; k >= at; k--) {
     const q = (n / 10) | 0;
     buf[k] = 48 + n - q * 10;
@@ -377,21 +382,11 @@ function writeDigits(buf: Uint8Array, at: number, n: number): number {
   return at + digits;
 }
 
-/** Writes the 9 decimal digits of `n` (0 <= n < 10^9), with leading zeros, at `at`. */
-function writeNine(buf: Uint8Array, at: number, n: number): number {
-  for (let k = at + 8; k >= at; k--) {
-    const q = (n / 10) | 0;
-    buf[k] = 48 + n - q * 10;
-    n = q;
-  }
-  return at + 9;
-}
-
 /** Writes the digits of the integer `n` (0 <= n < 2^53) at `at`; returns their end. */
 function writeLong(buf: Uint8Array, at: number, n: number): number {
   if (n < 2147483648) return writeDigits(buf, at, n);
   const hi = Math.floor(n / 1e9);
-  return writeNine(buf, writeLong(buf, at, hi), n - hi * 1e9);
+  return writeFixed(buf, writeLong(buf, at, hi), n - hi * 1e9, 9);
 }
 
 /** Most bytes `#epoch` writes itself: the 19 digits of a non-negative 64-bit integer. */
@@ -551,7 +546,7 @@ export class RecordWriter {
     const past = ns - carry * 1e9;
     this.#used = seconds === 0
       ? writeDigits(buf, this.#used, past)
-      : writeNine(buf, writeLong(buf, this.#used, seconds), past);
+      : writeFixed(buf, writeLong(buf, this.#used, seconds), past, 9);
   }
 
   /** Appends text whose characters are all ASCII, one byte each. */

@@ -16,7 +16,7 @@
  * value is a string without escapes or a number, and that its reading ignores.
  */
 
-import type { ChunkTemplate } from "../endpoints/chunk_template.ts";
+import { type ChunkTemplate, plainJsonChar } from "../endpoints/chunk_template.ts";
 import type { Parsed } from "../endpoints/types.ts";
 
 const QUOTE = 34;
@@ -30,6 +30,8 @@ const CR = 13;
 
 /** `data: {` */
 const DATA_OBJECT = [100, 97, 116, 97, 58, 32, 123];
+/** Bytes of `data: `, what opens an untyped event. */
+export const DATA_LEAD = DATA_OBJECT.length - 1;
 
 /** Events kept per endpoint; a new one replaces the oldest. */
 const CAPACITY = 16;
@@ -111,14 +113,13 @@ export class KnownEvents {
   learn(b: Uint8Array, from: number, end: number, parsed: Parsed): void {
     const n = end - from;
     if (n > MAX_EVENT || b[end - 1] !== LF || b[end - 2] !== LF) return;
-    const lead = DATA_OBJECT.length - 1;
-    if (n <= lead + 2) return;
-    for (let i = 0; i < lead; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
+    if (n <= DATA_LEAD + 2) return;
+    for (let i = 0; i < DATA_LEAD; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
     // One line: what lies between the object's head and the blank line is compared as it is.
     for (let i = from; i < end - 2; i++) if (b[i] === LF || b[i] === CR) return;
     const cuts: number[] = [];
     const strings: boolean[] = [];
-    if (b[from + lead] === OPEN_BRACE && !this.#cutHead(b, from, end, cuts, strings)) return;
+    if (b[from + DATA_LEAD] === OPEN_BRACE && !this.#cutHead(b, from, end, cuts, strings)) return;
     if (this.match(b, from, end) !== null) return;
     const e: Known = { bytes: b.slice(from, end), cuts, strings, parsed };
     if (this.#known.length < CAPACITY) this.#known.push(e);
@@ -138,20 +139,17 @@ export class KnownEvents {
     const prefix = asciiBytes(t.prefix);
     const suffixBytes = asciiBytes(t.suffix);
     if (prefix === null || suffixBytes === null) return;
-    const head = DATA_OBJECT.length - 1 + prefix.length;
+    const head = DATA_LEAD + prefix.length;
     const textEnd = end - 2 - suffixBytes.length;
     if (from + head > textEnd || b[end - 1] !== LF || b[end - 2] !== LF) return;
-    for (let i = 0; i < DATA_OBJECT.length; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
-    for (let i = 0; i < prefix.length; i++) {
-      if (b[from + DATA_OBJECT.length - 1 + i] !== prefix[i]) return;
-    }
+    for (let i = 0; i < DATA_LEAD; i++) if (b[from + i] !== DATA_OBJECT[i]) return;
+    for (let i = 0; i < prefix.length; i++) if (b[from + DATA_LEAD + i] !== prefix[i]) return;
     for (let i = from + head; i < textEnd; i++) if (!plain(b[i])) return;
     for (let i = 0; i < suffixBytes.length; i++) if (b[textEnd + i] !== suffixBytes[i]) return;
     const cuts: number[] = [];
     const strings: boolean[] = [];
+    // Volatile values are looked for in the head only: one running into the text is no value.
     if (!this.#cutHead(b, from, from + head, cuts, strings)) return;
-    // A volatile value must end before the text: cut at the text's opening quote, it would not.
-    if (cuts.length > 0 && cuts[cuts.length - 1] >= head) return;
     if (this.matchTemplate(b, from, end) !== null) return;
     const k: KnownTemplate = {
       bytes: b.slice(from, from + head),
@@ -252,9 +250,9 @@ export class KnownEvents {
   }
 }
 
-/** True for an ASCII character that stands for itself in a JSON string (no `"` or `\\`). */
+/** True for an ASCII character that stands for itself in a JSON string. */
 function plain(c: number): boolean {
-  return c >= 32 && c < 128 && c !== QUOTE && c !== BACKSLASH;
+  return c < 128 && plainJsonChar(c);
 }
 
 /** True for a JSON number's characters only: digits, sign, point, exponent. */

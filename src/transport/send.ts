@@ -28,7 +28,7 @@ import {
 } from "./sse_scan.ts";
 import { utf8Decoder, utf8Length } from "./utf8.ts";
 import { blankLineEnd } from "./bytes.ts";
-import { type KnownEvents, knownEventsFor } from "./known_events.ts";
+import { DATA_LEAD, type KnownEvents, knownEventsFor } from "./known_events.ts";
 
 /** What to send and how to read the answer. */
 export interface SendOptions {
@@ -727,9 +727,6 @@ function eventLead(t: ChunkTemplate): string {
   return t.event === "" ? "data: " : `event: ${t.event}\ndata: `;
 }
 
-/** `data: `, what opens an untyped event. */
-const DATA_LEAD = 6;
-
 /** Decodes the collector's bytes, which are all ASCII: as UTF-8, the same characters, faster. */
 const ascii = utf8Decoder;
 
@@ -1040,15 +1037,25 @@ export class EventReader implements SseSink {
    * `data` set, when it set one (the stream had `before`), for later answers' first text chunks.
    */
   #learnTemplate(event: string, data: string, before: ChunkTemplate | undefined): void {
-    const at = this.#unknownAt;
-    this.#unknownAt = -1;
-    if (
-      at === -1 || event !== "" || this.#known === null ||
-      this.#endpoint.adoptTemplate === undefined || this.#unknownEnd - at !== data.length + 8
-    ) return;
+    const at = this.#stoppedAt(event, data);
+    if (at === -1 || this.#endpoint.adoptTemplate === undefined) return;
     const t = this.#endpoint.textTemplate?.(this.#streamState);
     if (t === undefined || t === before) return;
-    this.#known.learnTemplate(this.#unknown!, at, this.#unknownEnd, t);
+    this.#known!.learnTemplate(this.#unknown!, at, this.#unknownEnd, t);
+  }
+
+  /**
+   * Where the event the scan last stopped at starts, when the event just read as text (`event`,
+   * `data`) is that one, an untyped `data:` line, and known events are kept; else -1. Either way
+   * that event is then forgotten.
+   */
+  #stoppedAt(event: string, data: string): number {
+    const at = this.#unknownAt;
+    this.#unknownAt = -1;
+    return at === -1 || event !== "" || this.#known === null ||
+        this.#unknownEnd - at !== data.length + DATA_LEAD + 2
+      ? -1
+      : at;
   }
 
   /**
@@ -1057,14 +1064,9 @@ export class EventReader implements SseSink {
    * and its reading did not set the stream's template (which a later answer must learn again).
    */
   #keep(event: string, data: string, template: ChunkTemplate | undefined, parsed: Parsed): void {
-    const at = this.#unknownAt;
-    this.#unknownAt = -1;
-    if (
-      at === -1 || event !== "" || this.#known === null ||
-      this.#unknownEnd - at !== data.length + 8 ||
-      this.#endpoint.textTemplate?.(this.#streamState) !== template
-    ) return;
-    this.#known.learn(this.#unknown!, at, this.#unknownEnd, parsed);
+    const at = this.#stoppedAt(event, data);
+    if (at === -1 || this.#endpoint.textTemplate?.(this.#streamState) !== template) return;
+    this.#known!.learn(this.#unknown!, at, this.#unknownEnd, parsed);
   }
 
   /**
