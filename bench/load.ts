@@ -41,6 +41,14 @@
  * printed is each client's median run (by CPU per event), and a line under it gives the spread of
  * the N runs and the median of the N ratios of a reprise run to the baseline run beside it.
  *
+ * The mock's own CPU per request during each client's run is noted too (`mockUsPerRequest`, from
+ * /proc on Linux; "mock … µs/req" under the rows). On two cores the mock is the bottleneck at the
+ * zero-delay points, and a client's CPU per event follows how fast it answers: a slower mock
+ * answers fewer requests per wake-up of the client. At 512 x 16 0/0, eight runs of reprise with a
+ * mock of their own (200,000 requests each) split into runs where the mock cost 65-69 µs a request
+ * (14,700-15,200 requests a second, reprise's Worker 27-28 µs a request) and runs where it cost
+ * 77-87 (12,000-13,400 a second, the Worker 31-34 µs); serving the baseline reader it cost 55-72.
+ *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
  * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a
  * point, default 3), --repeat N (default 1),
@@ -133,6 +141,12 @@ interface Measured {
   /** Summary TTFT and ITL percentiles − the mock's configured delays. */
   ttftVsConfiguredMs?: Percentiles;
   itlVsConfiguredMs?: Percentiles;
+  /**
+   * The mock's CPU during this run (the longer one) per request, in µs: what serving this client
+   * cost the server. A slower mock answers fewer requests per wake-up of the client, whose CPU
+   * per event then rises.
+   */
+  mockUsPerRequest?: number;
   /** Which of the point's `--repeat` runs this was, from 0. */
   run?: number;
   /**
@@ -183,9 +197,15 @@ async function measure(
   run: (requests: number, timing: boolean) => Promise<Measured>,
   requests: number,
   short: number,
+  mock: { cpuSeconds(): number | null },
 ): Promise<Measured> {
   const before = short > 0 ? await run(short, false) : undefined;
+  const mockBefore = mock.cpuSeconds();
   const m = await run(requests, true);
+  const mockAfter = mock.cpuSeconds();
+  if (mockBefore !== null && mockAfter !== null && m.requests > 0) {
+    m.mockUsPerRequest = ((mockAfter - mockBefore) * 1e6) / m.requests;
+  }
   return before ? marginal(before, m) : m;
 }
 
@@ -703,6 +723,8 @@ function spread(ms: Measured[]): string {
     `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`;
   let out = `  ${ms.length} runs: ms/1k ev ${range(ms.map((m) => m.cpuMsPer1kEvents), 2)}, ` +
     `RSS ${range(ms.map((m) => m.peakRssMb), 0)} MB`;
+  const mockUs = ms.flatMap((m) => m.mockUsPerRequest === undefined ? [] : [m.mockUsPerRequest]);
+  if (mockUs.length > 0) out += `, mock ${range(mockUs, 0)} µs/req`;
   const pairs = ms.flatMap((m) => m.vsBaseline ? [m.vsBaseline] : []);
   if (pairs.length > 0) {
     const shares = pairs.map((v) => 100 * v.share);
@@ -810,6 +832,7 @@ async function main(): Promise<void> {
                 (n, timing) => runBaseline(p, mock, input, fixedBase!.cpu, dir, n, timing),
                 requests,
                 short,
+                mock,
               )),
               run: i,
             };
@@ -824,6 +847,7 @@ async function main(): Promise<void> {
                   (n, timing) => runReprise(t, p, mock, input, dir, fixed.cpu, n, timing),
                   requests,
                   short,
+                  mock,
                 )),
                 run: i,
               };
@@ -835,7 +859,13 @@ async function main(): Promise<void> {
                 if (m.short) {
                   console.log(
                     `  whole run: ${fmt(m.whole.cpuMsPer1kEvents, 2)} ms/1k ev` +
-                      (m.vsBaseline ? `, ${fmt(m.vsBaseline.wholeCpuRatio, 2)}x` : ""),
+                      (m.vsBaseline ? `, ${fmt(m.vsBaseline.wholeCpuRatio, 2)}x` : "") +
+                      (m.mockUsPerRequest === undefined
+                        ? ""
+                        : `; mock ${fmt(m.mockUsPerRequest, 0)} µs/req` +
+                          (base?.mockUsPerRequest === undefined
+                            ? ""
+                            : ` (${fmt(base.mockUsPerRequest, 0)} serving the baseline)`)),
                   );
                 }
                 if (m.timingMissing) {

@@ -11,7 +11,31 @@ const MAIN = join(import.meta.dirname!, "..", "main.ts");
 export interface MockProcess {
   /** Its base URL (`http://127.0.0.1:<port>`). */
   url: string;
+  /**
+   * The CPU seconds (user and system) it has used so far, from `/proc`; null where there is no
+   * `/proc` to read, or without every permission (Deno reads `/proc/<pid>` files only with `-A`,
+   * as the benches run).
+   */
+  cpuSeconds(): number | null;
   stop(): Promise<void>;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/** CPU seconds used by process `pid` (`/proc/<pid>/stat` utime + stime); null if unreadable. */
+export function processCpuSeconds(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces), from field 3 (state).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return Number.isFinite(utime) && Number.isFinite(stime) ? (utime + stime) / TICKS : null;
 }
 
 /**
@@ -39,6 +63,7 @@ export async function startMockProcess(args: string[]): Promise<MockProcess> {
   })().catch(() => {});
   return {
     url: /http:\/\/[\d.]+:\d+/.exec(text)![0],
+    cpuSeconds: () => processCpuSeconds(child.pid),
     async stop() {
       child.kill("SIGTERM");
       await child.status;

@@ -1,0 +1,49 @@
+/** What the load bench reads of the mock server's process. */
+import assert from "node:assert/strict";
+
+const MODULE = new URL("../../bench/mock_process.ts", import.meta.url).href;
+
+/**
+ * Runs `code` with `processCpuSeconds` in scope in a process of its own with every permission, as
+ * the bench runs (Deno reads another process's /proc files only with all of them); returns what
+ * it prints.
+ */
+async function withAll(code: string): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "-A",
+      "--no-config",
+      `import { processCpuSeconds } from "${MODULE}";\n${code}`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return text;
+}
+
+Deno.test({
+  name: "processCpuSeconds: a process's CPU time grows with the work it does",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const [before, after] = JSON.parse(
+      await withAll(`
+        const before = processCpuSeconds(Deno.pid);
+        // Busy for 150 ms: more than a clock tick of /proc's times.
+        const until = performance.now() + 150;
+        let x = 0;
+        while (performance.now() < until) x += Math.sqrt(x + 1);
+        console.log(JSON.stringify([before, processCpuSeconds(Deno.pid), x > 0]));
+      `),
+    );
+    assert.ok(typeof before === "number" && before >= 0, String(before));
+    assert.ok(after - before >= 0.1, `${before} then ${after}`);
+  },
+});
+
+Deno.test("processCpuSeconds: null for a process that does not exist", async () => {
+  // Above the largest pid Linux hands out (2^22).
+  assert.equal(await withAll(`console.log(String(processCpuSeconds(2 ** 23)));`), "null");
+});
