@@ -6,7 +6,7 @@
  * The answer's end is found by the chunked terminator, so this reader only suits the mock
  * server's chunked SSE answers (each event inside one chunk). Not a client to use elsewhere.
  *
- * With `--timings FILE`, each request carries its own `X-Request-ID` and the reader also notes
+ * Each request carries its own `X-Request-ID`, as reprise's do. With `--timings FILE` the reader notes
  * when the first read holding a token (a non-empty `"content":"…"`) arrived, and writes one line
  * per request to FILE: `{"request_id","request_start_ns","first_token_ns"}` (epoch ns). Joined
  * with the mock's `--timing-log`, that is the least TTFT error a client on this machine can have.
@@ -39,10 +39,17 @@ const url = new URL(values.url);
 const body = await Deno.readTextFile(values["body-file"]);
 const concurrency = Number(values.concurrency);
 const total = Number(values.requests);
-const head =
-  `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
-  `content-length: ${new TextEncoder().encode(body).length}\r\n`;
-const request = new TextEncoder().encode(`${head}\r\n${body}`);
+/**
+ * The request, with the headers reprise sends (a user agent, a request id and a correlation id),
+ * so that the server does the same work per request for both clients: its cost per request sets
+ * how many answers a client reads per wake-up. Each request's id is written over the placeholder.
+ */
+const ID_PLACEHOLDER = "00000000-0000-0000-0000-000000000000";
+const requestText =
+  `POST ${url.pathname} HTTP/1.1\r\ncontent-type: application/json\r\nuser-agent: baseline\r\n` +
+  `x-request-id: ${ID_PLACEHOLDER}\r\nx-correlation-id: baseline-1\r\nhost: ${url.host}\r\n` +
+  `content-length: ${new TextEncoder().encode(body).length}\r\n\r\n${body}`;
+const ID_AT = requestText.indexOf(ID_PLACEHOLDER);
 const timings: string[] | null = values.timings ? [] : null;
 const CONTENT = new TextEncoder().encode('"content":"');
 
@@ -73,6 +80,8 @@ function ends(buf: Uint8Array, end: number): boolean {
 async function slot(): Promise<void> {
   let conn: Deno.TcpConn | null = null;
   const buf = new Uint8Array(64 * 1024);
+  // Each slot's own copy: its id is rewritten while other slots' writes may be under way.
+  const request = new TextEncoder().encode(requestText);
   while (issued < total) {
     issued++;
     try {
@@ -80,14 +89,11 @@ async function slot(): Promise<void> {
         conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) || 80 });
         conn.setNoDelay(true);
       }
-      let id = "";
-      let startPerf = 0;
+      const id = crypto.randomUUID();
+      for (let i = 0; i < id.length; i++) request[ID_AT + i] = id.charCodeAt(i);
       let firstPerf = -1;
-      if (timings) {
-        id = crypto.randomUUID();
-        startPerf = performance.now();
-        await conn.write(new TextEncoder().encode(`${head}x-request-id: ${id}\r\n\r\n${body}`));
-      } else await conn.write(request);
+      const startPerf = timings ? performance.now() : 0;
+      await conn.write(request);
       let prev = 0;
       for (;;) {
         // Keep the last 5 bytes at the front so a terminator split across reads is still seen.
