@@ -718,6 +718,14 @@ function median(xs: number[]): number {
 }
 
 /** The line under a `--repeat` row: the runs' spread and, for reprise, the ratios per pair. */
+/** The mock's CPU per request serving `m`'s client (and `base`'s), for the line under a row. */
+function mockNote(m: Measured, base?: Measured): string {
+  if (m.mockUsPerRequest === undefined) return "";
+  const beside = base?.mockUsPerRequest;
+  return `; mock ${fmt(m.mockUsPerRequest, 0)} µs/req` +
+    (beside === undefined ? "" : ` (${fmt(beside, 0)} serving the baseline)`);
+}
+
 function spread(ms: Measured[]): string {
   const range = (xs: number[], d: number) =>
     `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`;
@@ -860,12 +868,7 @@ async function main(): Promise<void> {
                   console.log(
                     `  whole run: ${fmt(m.whole.cpuMsPer1kEvents, 2)} ms/1k ev` +
                       (m.vsBaseline ? `, ${fmt(m.vsBaseline.wholeCpuRatio, 2)}x` : "") +
-                      (m.mockUsPerRequest === undefined
-                        ? ""
-                        : `; mock ${fmt(m.mockUsPerRequest, 0)} µs/req` +
-                          (base?.mockUsPerRequest === undefined
-                            ? ""
-                            : ` (${fmt(base.mockUsPerRequest, 0)} serving the baseline)`)),
+                      mockNote(m, base),
                   );
                 }
                 if (m.timingMissing) {

@@ -644,11 +644,13 @@ function headerName(name: string): HeaderName | null {
  * written as one byte, as fetch sends it) without CR, LF or NUL.
  */
 function validValue(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c > 255 || c === 13 || c === 10 || c === 0) return false;
-  }
+  for (let i = 0; i < value.length; i++) if (!validValueChar(value.charCodeAt(i))) return false;
   return true;
+}
+
+/** True when character code `c` can be in a header value (see `validValue`). */
+function validValueChar(c: number): boolean {
+  return c <= 255 && c !== 13 && c !== 10 && c !== 0;
 }
 
 function invalidHeader(name: string): TypeError {
@@ -699,16 +701,6 @@ export class LastMessage {
   bodyAt = 0;
 }
 
-/** Decimal digits of `n`, a length. */
-function digits(n: number): number {
-  let d = 1;
-  while (n >= 10) {
-    n = Math.floor(n / 10);
-    d++;
-  }
-  return d;
-}
-
 /**
  * `last`'s message with what differs written over it: the values of `headers` that changed, and
  * a body of bytes that is not the same object, with its length. Null when the message must be
@@ -727,9 +719,11 @@ function rewrite(
   let bytes = last.bytes;
   if (bytes === null || last.target !== target) return null;
   const sameBody = last.body === body;
+  let length = "";
   if (!sameBody) {
-    if (typeof body === "string" || digits(body.length) !== last.lengthDigits) return null;
-    if (last.bodyAt + body.length > room.length) return null;
+    if (typeof body === "string" || last.bodyAt + body.length > room.length) return null;
+    length = String(body.length);
+    if (length.length !== last.lengthDigits) return null;
   }
   const names = last.names;
   const values = last.values;
@@ -740,10 +734,10 @@ function rewrite(
     const at = last.at[i];
     if (value !== values[i] && at >= 0) {
       if (typeof value !== "string" || value.length !== values[i].length) return null;
-      // Checked as `validValue` does while it is written.
+      // Checked while it is written.
       for (let k = 0; k < value.length; k++) {
         const c = value.charCodeAt(k);
-        if (c > 255 || c === 13 || c === 10 || c === 0) {
+        if (!validValueChar(c)) {
           last.bytes = null;
           throw invalidHeader(name);
         }
@@ -756,11 +750,7 @@ function rewrite(
   if (i !== names.length) return null;
   if (sameBody) return bytes;
   const b = body as Uint8Array;
-  let n = b.length;
-  for (let k = last.lengthAt + last.lengthDigits - 1; k >= last.lengthAt; k--) {
-    bytes[k] = 48 + n % 10;
-    n = Math.floor(n / 10);
-  }
+  putByteString(bytes, last.lengthAt, length);
   const total = last.bodyAt + b.length;
   if (total !== bytes.length) last.bytes = bytes = room.subarray(0, total);
   bytes.set(b, last.bodyAt);
