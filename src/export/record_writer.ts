@@ -395,6 +395,67 @@ const EPOCH_BYTES = 19;
 /** Pieces longer than this are copied by `set`, shorter ones byte by byte. */
 const SET_BYTES = 16;
 
+/** Copies `b` into `buf` at `at`; returns its end. Short pieces by a loop (see `#bytes`). */
+function putBytes(buf: Uint8Array, at: number, b: Uint8Array): number {
+  if (b.length > SET_BYTES) buf.set(b, at);
+  else for (let i = 0; i < b.length; i++) buf[at + i] = b[i];
+  return at + b.length;
+}
+
+/** Writes `s`, known to be ASCII, a character a byte; returns its end. */
+function putAscii(buf: Uint8Array, at: number, s: string): number {
+  for (let i = 0; i < s.length; i++) buf[at++] = s.charCodeAt(i);
+  return at;
+}
+
+/**
+ * Writes `s` quoted, as `JSON.stringify` writes it, when each of its characters stands for itself
+ * (printable ASCII other than `"` and `\`); returns its end, or -1 when it is not such a string.
+ */
+function putPlainString(buf: Uint8Array, at: number, s: string): number {
+  buf[at++] = 34; // "
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c > 126 || c === 34 || c === 92) return -1;
+    buf[at++] = c;
+  }
+  buf[at++] = 34;
+  return at;
+}
+
+/**
+ * Writes the epoch ns `startS * 10^9 + startNs + Math.round(offsetNs)` as `epochNs` writes it
+ * (see `RecordWriter.#epoch`); returns its end, or -1 outside what is written digit by digit.
+ */
+function putEpoch(
+  buf: Uint8Array,
+  at: number,
+  startS: number,
+  startNs: number,
+  offsetNs: number,
+): number {
+  const offset = Math.round(offsetNs);
+  if (!(Math.abs(offset) < 2 ** 52)) return -1;
+  const ns = startNs + offset;
+  const carry = Math.floor(ns / 1e9);
+  const seconds = startS + carry;
+  if (seconds < 0) return -1;
+  const past = ns - carry * 1e9;
+  return seconds === 0
+    ? writeDigits(buf, at, past)
+    : writeFixed(buf, writeLong(buf, at, seconds), past, 9);
+}
+
+/**
+ * Bytes a line's fast path may write between two checks of its room: a constant piece (two
+ * metrics' joint at the longest) and a number (a whole one, or as JSON writes it: at most 25),
+ * or a few metadata pieces, epochs and integers.
+ */
+const FAST_MARGIN = 128 + Math.max(
+  PROCESSOR_PHASE.bytes.length,
+  ...LINE_BY_INDEX.map((lm) => lm === null ? 0 : lm.tail.bytes.length + lm.nextHead.bytes.length),
+);
+
 /** Options of a record writer. */
 export interface RecordWriterOptions {
   /** Longest time a line waits in memory, in ms. Default 100. */
@@ -452,8 +513,133 @@ export class RecordWriter {
   /** {@link write} with the request's metrics by position (`computeRecordValues`). */
   writeValues(rec: RequestRecord, values: RecordValues): void {
     this.#begin();
-    buildValuesLine(rec, values, this.#sink);
+    if (!this.#fastValuesLine(rec, values)) buildValuesLine(rec, values, this.#sink);
     this.#end();
+  }
+
+  /**
+   * `buildValuesLine` for the common line, the same bytes: the buffer and the place in it in
+   * locals, pieces and numbers written by plain functions rather than a call through the sink
+   * each, the room checked before each part rather than for every piece, the start's digits
+   * copied for an intended start that is the start. False, with nothing kept of what it wrote,
+   * for a line of another kind (an error, a string JSON escapes or that is not ASCII, epochs
+   * outside the digit path, a list of numbers that are not whole) or one that does not fit in
+   * the buffer's room, even once the buffer is written out.
+   */
+  #fastValuesLine(rec: RequestRecord, values: RecordValues): boolean {
+    if (rec.error !== null) return false;
+    const start = rec.startNs;
+    if (start !== this.#start) {
+      if (start < 0n || start >= 1n << 63n) return false;
+      const s = start / 1_000_000_000n;
+      this.#start = start;
+      this.#startS = Number(s);
+      this.#startNs = Number(start - s * 1_000_000_000n);
+    }
+    let end = this.#valuesLineAt(rec, values, this.#used);
+    if (end === -2 && this.#used > 0) {
+      // Out of room: once more at the start of the buffer, what is queued written out first.
+      this.flush();
+      end = this.#valuesLineAt(rec, values, 0);
+    }
+    if (end < 0) return false;
+    this.#used = end;
+    return true;
+  }
+
+  /**
+   * Writes the line of `rec` (see `#fastValuesLine`) at `at`; returns its end, -1 for a line of
+   * another kind, -2 when it does not fit.
+   */
+  #valuesLineAt(rec: RequestRecord, values: RecordValues, at: number): number {
+    const buf = this.#buf;
+    const limit = buf.length - FAST_MARGIN;
+    const startS = this.#startS;
+    const startNs = this.#startNs;
+    if (at > limit) return -2;
+    at = putBytes(buf, at, SESSION_NUM.bytes);
+    at = whole(rec.sessionNum)
+      ? writeWhole(buf, at, rec.sessionNum, 1)
+      : putAscii(buf, at, "" + rec.sessionNum);
+    // Three strings, each checked for room and written with the piece before it.
+    if (at + rec.requestId.length > limit) return -2;
+    at = putPlainString(buf, putBytes(buf, at, X_REQUEST_ID.bytes), rec.requestId);
+    if (at < 0) return -1;
+    if (at + rec.correlationId.length > limit) return -2;
+    at = putPlainString(buf, putBytes(buf, at, X_CORRELATION_ID.bytes), rec.correlationId);
+    if (at < 0) return -1;
+    if (at + rec.conversationId.length > limit) return -2;
+    at = putPlainString(buf, putBytes(buf, at, CONVERSATION_ID.bytes), rec.conversationId);
+    if (at < 0) return -1;
+    at = putBytes(buf, at, TURN_INDEX.bytes);
+    at = whole(rec.turnIndex)
+      ? writeWhole(buf, at, rec.turnIndex, 1)
+      : putAscii(buf, at, "" + rec.turnIndex);
+    if (at > limit) return -2;
+    at = putBytes(buf, at, REQUEST_START_NS.bytes);
+    const startAt = at;
+    at = putEpoch(buf, at, startS, startNs, 0);
+    const startEnd = at;
+    at = putBytes(buf, at, REQUEST_ACK_NS.bytes);
+    if (rec.ackNs === null) at = putBytes(buf, at, NULL.bytes);
+    else if ((at = putEpoch(buf, at, startS, startNs, rec.ackNs)) < 0) return -1;
+    if (at > limit) return -2;
+    at = putBytes(buf, at, REQUEST_END_NS.bytes);
+    if ((at = putEpoch(buf, at, startS, startNs, rec.endNs)) < 0) return -1;
+    at = putBytes(buf, at, WORKER_ID.bytes);
+    at = whole(rec.workerId)
+      ? writeWhole(buf, at, rec.workerId, 1)
+      : putAscii(buf, at, "" + rec.workerId);
+    if (at + rec.phase.length > limit) return -2;
+    at = putBytes(buf, at, PROCESSOR_PHASE.bytes);
+    if ((at = putPlainString(buf, at, rec.phase)) < 0) return -1;
+    if (at > limit) return -2;
+    at = putBytes(buf, at, WAS_CANCELLED.bytes);
+    at = putBytes(buf, at, rec.cancelled ? TRUE.bytes : FALSE.bytes);
+    at = putBytes(buf, at, CANCELLATION_TIME_NS.bytes);
+    if (!rec.cancelled) at = putBytes(buf, at, NULL.bytes);
+    else if ((at = putEpoch(buf, at, startS, startNs, rec.endNs)) < 0) return -1;
+    const intended = rec.intendedStartNs;
+    if (intended !== null) {
+      if (at > limit) return -2;
+      at = putBytes(buf, at, INTENDED_START_NS.bytes);
+      if (intended === rec.startNs) {
+        // The start's digits again.
+        for (let i = startAt; i < startEnd; i++) buf[at++] = buf[i];
+      } else at = putAscii(buf, at, intended.toString());
+    }
+    if (at > limit) return -2;
+    at = putBytes(buf, at, METRICS_OPEN.bytes);
+    let prev = -1;
+    for (let i = 0; i < LINE_BY_INDEX.length; i++) {
+      const v = values[i];
+      if (v === undefined) continue;
+      const lm = LINE_BY_INDEX[i];
+      if (lm === null) continue;
+      if (at > limit) return -2;
+      at = putBytes(buf, at, prev === -1 ? lm.head.bytes : joint(prev, i).bytes);
+      const divisor = lm.divisor;
+      if (typeof v === "number") {
+        at = whole(v) && wholeDivisor(divisor)
+          ? writeWhole(buf, at, v, divisor)
+          : putAscii(buf, at, jsonNumber(v / divisor));
+      } else {
+        if (!wholeNumbers(v, divisor)) return -1;
+        if (at + 2 + v.length * MAX_NUMBER_BYTES > limit) return -2;
+        buf[at++] = 91; // [
+        for (let k = 0; k < v.length; k++) {
+          if (k > 0) buf[at++] = 44; // ,
+          at = writeWhole(buf, at, v[k], divisor);
+        }
+        buf[at++] = 93; // ]
+      }
+      prev = i;
+    }
+    if (at > limit) return -2;
+    if (prev !== -1) at = putBytes(buf, at, LINE_BY_INDEX[prev]!.tail.bytes);
+    at = putBytes(buf, at, ERROR_OPEN.bytes);
+    at = putBytes(buf, at, NULL.bytes);
+    return putBytes(buf, at, LINE_END.bytes);
   }
 
   /** Queues one line of text (without its newline). */

@@ -178,11 +178,23 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
     );
     // Metadata written byte by byte where it is plain ASCII, and through JSON.stringify where not.
     const m = computeRecordMetrics(c.rec, c.ctx);
+    const WHOLE: RecordMetrics = {
+      request_latency: 51_930_240,
+      time_to_first_token: 0,
+      inter_chunk_latency: [0, 1, 999_999, 1_000_000, 41_000, 2 ** 31 - 1],
+      output_token_count: 16,
+      e2e_output_token_throughput: 308.10564326296196,
+    };
     for (
       const over of [
         { requestId: 'a"b', correlationId: "a\\b", conversationId: "tab\there" },
         { requestId: "\u0000", correlationId: "\u001f", conversationId: "\u007f" },
         { requestId: "é", correlationId: "~ !", conversationId: "\u2028" },
+        // One string at a time that must be escaped, the others plain.
+        { correlationId: "a\\b" },
+        { conversationId: 'say "hi"' },
+        { requestId: "line\nbreak" },
+        { conversationId: "\u007f" },
         { conversationId: "x".repeat(700), correlationId: "" },
         { sessionNum: 2 ** 31, turnIndex: -3, workerId: 2_147_483_647 },
         { sessionNum: 1.5, turnIndex: -(2 ** 31), workerId: -0 },
@@ -200,7 +212,11 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
         { startNs: 1_795_759_552_964_700_180n, ackNs: 2 ** 52, endNs: -(2 ** 53) },
         { startNs: 1_795_759_552_964_700_180n, ackNs: 35_300_819.5, endNs: 64_061_917 },
       ] satisfies Partial<RequestRecord>[]
-    ) lines.push([{ ...c.rec, ...over }, m]);
+    ) {
+      lines.push([{ ...c.rec, ...over }, m]);
+      // And with whole numbers only, as most lines have: written by the writer's fast path.
+      lines.push([{ ...c.rec, ...over }, WHOLE]);
+    }
     // Scalars written digit by digit when they are whole numbers of a unit, else as JSON does.
     const scalars = [0, -0, 1, -1, 999_999, 1_000_000, 1_234_567, 2 ** 31 - 1, -(2 ** 31)];
     scalars.push(2 ** 31, 0.5, -2.25, 1e21, 5e-324, 0.1 + 0.2, NaN, Infinity, -Infinity);
