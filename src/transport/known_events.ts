@@ -91,16 +91,34 @@ export class KnownEvents {
     this.#keys = keys.map((k) => new TextEncoder().encode(k));
   }
 
+  /** Where the event `matchAt` last recognized ends (after its blank line). */
+  matchedEnd = 0;
+
   /**
    * What the event `b[from, end)` (from its `data:` line through its blank line) means, when it
    * is one read before but for its volatile values; null otherwise.
    */
   match(b: Uint8Array, from: number, end: number): Parsed | null {
-    const n = end - from;
+    const p = this.matchAt(b, from, end);
+    return p !== null && this.matchedEnd === end ? p : null;
+  }
+
+  /**
+   * What the event that starts at `from` in `b[.., to)` means, when it is one read before but
+   * for its volatile values (it then ends at `matchedEnd`); null otherwise. Its end is not looked
+   * for first: a known event is one line and its blank line, and its volatile values hold no line
+   * break (`same`), so bytes equal to one end where it ends. Looking for the end byte by byte
+   * cost as much as the comparison (about 100 ns for a chat chunk).
+   */
+  matchAt(b: Uint8Array, from: number, to: number): Parsed | null {
     const known = this.#known;
     for (let k = 0; k < known.length; k++) {
       const e = known[k];
-      if (e.bytes.length === n && same(e, b, from)) return e.parsed;
+      const end = from + e.bytes.length;
+      if (end <= to && b[end - 1] === LF && b[end - 2] === LF && same(e, b, from)) {
+        this.matchedEnd = end;
+        return e.parsed;
+      }
     }
     return null;
   }

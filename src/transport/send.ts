@@ -896,8 +896,8 @@ export class EventReader implements SseSink {
       if (done > pos) pos = done;
       // An event the scan does not read may be one the stream's server sent before (KnownEvents).
       if (known === null) return pos > at ? pos : done;
-      const end = blankLineEnd(b, pos, to);
-      const p = end === -1 ? null : known.match(b, pos, end);
+      const p = known.matchAt(b, pos, to);
+      const end = p !== null ? known.matchedEnd : blankLineEnd(b, pos, to);
       if (p === null) {
         if (end !== -1 && this.#adoptKnown(known, b, pos, end)) {
           pos = end;

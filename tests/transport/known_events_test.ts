@@ -28,6 +28,30 @@ Deno.test("KnownEvents: an event equal to a known one but for its id and creatio
   assert.equal(known.match(inside, 2, inside.length - 2), meaning);
 });
 
+Deno.test("KnownEvents.matchAt: a known event where it starts, its end found by matching it", () => {
+  const known = new KnownEvents(["id", "created"]);
+  const meaning: Parsed = {};
+  known.learn(...ev(role("chatcmpl-aaaa", 1700000000)), meaning);
+  known.learn(...ev("[DONE]"), { done: true });
+  const first = `data: ${role("chatcmpl-bbbb", 1700000999)}\n\n`;
+  const b = enc.encode("x" + first + "data: [DONE]\n\n" + "data: {}\n\n");
+  // Followed by other events: it ends where its blank line does.
+  assert.equal(known.matchAt(b, 1, b.length), meaning);
+  assert.equal(known.matchedEnd, 1 + first.length);
+  assert.deepEqual(known.matchAt(b, 1 + first.length, b.length), { done: true });
+  assert.equal(known.matchedEnd, 1 + first.length + "data: [DONE]\n\n".length);
+  // Cut short by the end of what was read, or not at an event's start: no match.
+  assert.equal(known.matchAt(b, 1, first.length), null);
+  assert.equal(known.matchAt(b, 0, b.length), null);
+  assert.equal(known.matchAt(b, b.length - 10, b.length), null);
+  // An id holding a line break, which would end the event early, is no match.
+  const broken = enc.encode(`data: ${role("chatcmpl-a\nbb", 1700000999)}\n\n`);
+  assert.equal(known.matchAt(broken, 0, broken.length), null);
+  // `match` is for an event whose end is known: only that one.
+  assert.equal(known.match(b, 1, 1 + first.length), meaning);
+  assert.equal(known.match(b, 1, b.length), null);
+});
+
 Deno.test("KnownEvents: anything else that differs is another event", () => {
   const known = new KnownEvents(["id", "created"]);
   known.learn(...ev(role("chatcmpl-aaaa", 1700000000)), {});
