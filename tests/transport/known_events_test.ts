@@ -77,6 +77,36 @@ Deno.test("KnownEvents: anything else that differs is another event", () => {
   }
 });
 
+Deno.test("KnownEvents: a byte changed anywhere but in the volatile values is another event", () => {
+  // Ids, objects and models of four lengths: every part compared ends at each place of a
+  // four-byte word (the comparison reads four bytes at a time, then the rest one by one).
+  for (let extra = 0; extra < 64; extra++) {
+    const id = "chatcmpl-aaaa" + "a".repeat(extra & 3);
+    const json = role(id, 1700000000)
+      .replace('"model":"m"', `"model":"m${"m".repeat((extra >> 2) & 3)}"`)
+      .replace("chat.completion.chunk", "chat.completion.chunk" + "k".repeat(extra >> 4));
+    const known = new KnownEvents(["id", "created"]);
+    known.learn(...ev(json), {});
+    const [b] = ev(json);
+    const text = new TextDecoder().decode(b);
+    const idAt = text.indexOf(id);
+    const createdAt = text.indexOf("1700000000");
+    for (let i = 0; i < b.length; i++) {
+      if (i >= idAt && i < idAt + id.length) continue;
+      if (i >= createdAt && i < createdAt + 10) continue;
+      // At each place in a larger buffer.
+      for (let lead = 0; lead < 4; lead++) {
+        const inside = new Uint8Array(lead + b.length);
+        inside.set(b, lead);
+        inside[lead + i] ^= 0x01;
+        assert.equal(known.match(inside, lead, inside.length), null, `${json}: byte ${i}`);
+        inside[lead + i] ^= 0x01;
+        assert.notEqual(known.match(inside, lead, inside.length), null, `${json} unchanged`);
+      }
+    }
+  }
+});
+
 Deno.test("KnownEvents: only top-level keys before the first nested value vary; other events are kept whole", () => {
   const known = new KnownEvents(["id"]);
   // `id` inside a nested object is no volatile value: the event is known as it is.
