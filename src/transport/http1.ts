@@ -29,7 +29,7 @@ import {
   streamEnded,
 } from "./send.ts";
 import type { Endpoint } from "../endpoints/types.ts";
-import { concat, writeAll } from "./bytes.ts";
+import { concat, sameBytes, writeAll } from "./bytes.ts";
 import { SseParser } from "./sse.ts";
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 
@@ -1511,6 +1511,7 @@ const MAX_CACHED_HEAD = 2048;
  */
 class HeadCache {
   #bytes = new Uint8Array(0);
+  #view = new DataView(this.#bytes.buffer);
   #head: Head | null = null;
 
   /**
@@ -1521,8 +1522,7 @@ class HeadCache {
   match(buf: Uint8Array, from: number, end: number): Head | null {
     const bytes = this.#bytes;
     if (this.#head === null || end - from < bytes.length) return null;
-    for (let i = 0; i < bytes.length; i++) if (buf[from + i] !== bytes[i]) return null;
-    return this.#head;
+    return sameBytes(bytes, this.#view, buf, from, bytes.length) ? this.#head : null;
   }
 
   /** Bytes of the head kept. */
@@ -1533,6 +1533,7 @@ class HeadCache {
   set(buf: Uint8Array, from: number, to: number, head: Head): void {
     if (to - from > MAX_CACHED_HEAD) return;
     this.#bytes = buf.slice(from, to);
+    this.#view = new DataView(this.#bytes.buffer);
     this.#head = head;
   }
 }

@@ -18,6 +18,7 @@
 
 import { type ChunkTemplate, plainJsonChar } from "../endpoints/chunk_template.ts";
 import type { Parsed } from "../endpoints/types.ts";
+import { viewOf } from "./bytes.ts";
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -288,23 +289,6 @@ function numeric(b: Uint8Array, from: number, to: number): boolean {
     }
   }
   return true;
-}
-
-/** The bytes `readView` views. */
-let viewed: Uint8Array | null = null;
-let readView: DataView = new DataView(new ArrayBuffer(0));
-
-/**
- * A view of `b` for reading four bytes at a time: the last one made, when it was for `b`. The
- * events compared one after another lie in one read's bytes, so a view serves several; made for
- * each, it would cost about half of what reading a word at a time saves.
- */
-function viewOf(b: Uint8Array): DataView {
-  if (b !== viewed) {
-    readView = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    viewed = b;
-  }
-  return readView;
 }
 
 /**

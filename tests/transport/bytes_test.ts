@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { concat, writeAll } from "../../src/transport/bytes.ts";
+import { concat, sameBytes, writeAll } from "../../src/transport/bytes.ts";
 
 Deno.test("writeAll: a writer that takes at most 3 bytes a call still gets every byte, in order", async () => {
   const got: number[] = [];
@@ -24,4 +24,28 @@ Deno.test("concat: parts joined in order; a single part is returned as it is", (
     concat([new Uint8Array([1]), new Uint8Array([]), new Uint8Array([2, 3])]),
     new Uint8Array([1, 2, 3]),
   );
+});
+
+Deno.test("sameBytes: equal only when every byte is, at any offset and length", () => {
+  const bytes = Uint8Array.from({ length: 23 }, (_, i) => (i * 37 + 11) & 0xff);
+  for (let n = 0; n <= bytes.length; n++) {
+    const kept = bytes.slice(0, n);
+    const view = new DataView(kept.buffer);
+    for (let lead = 0; lead < 4; lead++) {
+      const b = new Uint8Array(lead + n + 3);
+      b.set(kept, lead);
+      assert.equal(sameBytes(kept, view, b, lead, n), true, `n ${n}, at ${lead}`);
+      for (let i = 0; i < n; i++) {
+        b[lead + i] ^= 0x80;
+        assert.equal(sameBytes(kept, view, b, lead, n), false, `n ${n}, at ${lead}, byte ${i}`);
+        b[lead + i] ^= 0x80;
+      }
+    }
+  }
+  // Another array of the same bytes: the view made for the last one is not reused for it.
+  const a = Uint8Array.from([1, 2, 3, 4, 5]);
+  const other = Uint8Array.from([1, 2, 3, 4, 6]);
+  const view = new DataView(a.slice().buffer);
+  assert.equal(sameBytes(a, view, a, 0, 5), true);
+  assert.equal(sameBytes(a, view, other, 0, 5), false);
 });
