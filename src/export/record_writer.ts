@@ -146,15 +146,19 @@ function joint(i: number, j: number): Piece {
   return JOINTS[k] ??= piece(LINE_BY_INDEX[i]!.tail.text + LINE_BY_INDEX[j]!.nextHead.text);
 }
 
+/** The line metric at position `i` when `values` has a value there and lines carry it; else null. */
+function lineMetricOf(values: RecordValues, i: number): LineMetric | null {
+  return values[i] === undefined ? null : LINE_BY_INDEX[i];
+}
+
 /** {@link buildLine} for metrics by position (`RecordValues`), in table order. */
 function buildValuesLine(rec: RequestRecord, values: RecordValues, out: LineSink): void {
   lineHead(rec, out);
   let prev = -1;
   for (let i = 0; i < LINE_BY_INDEX.length; i++) {
-    const v = values[i];
-    if (v === undefined) continue;
-    const lm = LINE_BY_INDEX[i];
+    const lm = lineMetricOf(values, i);
     if (lm === null) continue;
+    const v = values[i]!;
     out.piece(prev === -1 ? lm.head : joint(prev, i));
     if (typeof v === "number") out.number(v, lm.divisor);
     else out.numbers(v, lm.divisor);
@@ -612,10 +616,9 @@ export class RecordWriter {
     at = putBytes(buf, at, METRICS_OPEN.bytes);
     let prev = -1;
     for (let i = 0; i < LINE_BY_INDEX.length; i++) {
-      const v = values[i];
-      if (v === undefined) continue;
-      const lm = LINE_BY_INDEX[i];
+      const lm = lineMetricOf(values, i);
       if (lm === null) continue;
+      const v = values[i]!;
       if (at > limit) return -2;
       at = putBytes(buf, at, prev === -1 ? lm.head.bytes : joint(prev, i).bytes);
       const divisor = lm.divisor;
