@@ -428,8 +428,10 @@ function putPlainString(buf: Uint8Array, at: number, s: string): number {
 }
 
 /**
- * Writes the epoch ns `startS * 10^9 + startNs + Math.round(offsetNs)` as `epochNs` writes it
- * (see `RecordWriter.#epoch`); returns its end, or -1 outside what is written digit by digit.
+ * Writes the epoch ns `startS * 10^9 + startNs + Math.round(offsetNs)` as `epochNs` writes it,
+ * digit by digit: the start is split into seconds and ns once per record (`#splitStart`), and each
+ * time after it is a sum of numbers, where BigInt arithmetic and its text cost an object or two
+ * per field. Returns its end, or -1 for an offset of 2^52 ns or more or a time before the epoch.
  */
 function putEpoch(
   buf: Uint8Array,
@@ -531,15 +533,7 @@ export class RecordWriter {
    * the buffer's room, even once the buffer is written out.
    */
   #fastValuesLine(rec: RequestRecord, values: RecordValues): boolean {
-    if (rec.error !== null) return false;
-    const start = rec.startNs;
-    if (start !== this.#start) {
-      if (start < 0n || start >= 1n << 63n) return false;
-      const s = start / 1_000_000_000n;
-      this.#start = start;
-      this.#startS = Number(s);
-      this.#startNs = Number(start - s * 1_000_000_000n);
-    }
+    if (rec.error !== null || !this.#splitStart(rec.startNs)) return false;
     let end = this.#valuesLineAt(rec, values, this.#used);
     if (end === -2 && this.#used > 0) {
       // Out of room: once more at the start of the buffer, what is queued written out first.
@@ -692,50 +686,35 @@ export class RecordWriter {
         return;
       }
     }
-    // Short pieces by a loop: `set` costs more than copying a few bytes.
-    let at = this.#used;
-    if (b.length > SET_BYTES) {
-      buf.set(b, at);
-      at += b.length;
-    } else for (let i = 0; i < b.length; i++) buf[at++] = b[i];
-    this.#used = at;
+    this.#used = putBytes(buf, this.#used, b);
+  }
+
+  /** Appends the epoch ns `start + Math.round(offsetNs)`, as `epochNs` writes it (`putEpoch`). */
+  #epoch(start: bigint, offsetNs: number): void {
+    if (this.#splitStart(start)) {
+      if (this.#used + EPOCH_BYTES > this.#buf.length) this.flush();
+      const end = putEpoch(this.#buf, this.#used, this.#startS, this.#startNs, offsetNs);
+      if (end >= 0) {
+        this.#used = end;
+        return;
+      }
+    }
+    // Outside 0..2^63, or an offset beyond 2^52 ns (52 days, not what a request takes): BigInt.
+    this.#ascii(epochNs(start, offsetNs));
   }
 
   /**
-   * Appends the epoch ns `start + Math.round(offsetNs)`, as `epochNs` writes it, digit by digit:
-   * the start is split into seconds and ns once per record, and each time after it is a sum of
-   * numbers, where BigInt arithmetic and its text cost an object or two per field.
+   * Notes `start` as whole seconds and the ns past them (`#startS`, `#startNs`), unless it is the
+   * start noted last; false, noting nothing, for a start outside 0..2^63 (written by BigInt).
    */
-  #epoch(start: bigint, offsetNs: number): void {
-    if (start !== this.#start) {
-      if (start < 0n || start >= 1n << 63n) {
-        this.#ascii(epochNs(start, offsetNs));
-        return;
-      }
-      const s = start / 1_000_000_000n;
-      this.#start = start;
-      this.#startS = Number(s);
-      this.#startNs = Number(start - s * 1_000_000_000n);
-    }
-    const offset = Math.round(offsetNs);
-    // Beyond 2^52 ns (52 days) an offset is not what a request takes: left to BigInt.
-    if (!(Math.abs(offset) < 2 ** 52)) {
-      this.#ascii(epochNs(start, offsetNs));
-      return;
-    }
-    const ns = this.#startNs + offset;
-    const carry = Math.floor(ns / 1e9);
-    const seconds = this.#startS + carry;
-    if (seconds < 0) {
-      this.#ascii(epochNs(start, offsetNs));
-      return;
-    }
-    if (this.#used + EPOCH_BYTES > this.#buf.length) this.flush();
-    const buf = this.#buf;
-    const past = ns - carry * 1e9;
-    this.#used = seconds === 0
-      ? writeDigits(buf, this.#used, past)
-      : writeFixed(buf, writeLong(buf, this.#used, seconds), past, 9);
+  #splitStart(start: bigint): boolean {
+    if (start === this.#start) return true;
+    if (start < 0n || start >= 1n << 63n) return false;
+    const s = start / 1_000_000_000n;
+    this.#start = start;
+    this.#startS = Number(s);
+    this.#startNs = Number(start - s * 1_000_000_000n);
+    return true;
   }
 
   /** Appends text whose characters are all ASCII, one byte each. */
@@ -745,9 +724,7 @@ export class RecordWriter {
       this.#text(s);
       return;
     }
-    let at = this.#used;
-    for (let i = 0; i < s.length; i++) buf[at++] = s.charCodeAt(i);
-    this.#used = at;
+    this.#used = putAscii(buf, this.#used, s);
   }
 
   /**
@@ -758,15 +735,9 @@ export class RecordWriter {
   #plainString(s: string): boolean {
     const buf = this.#buf;
     if (this.#used + s.length + 2 > buf.length) return false;
-    let at = this.#used;
-    buf[at++] = 34; // "
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 32 || c > 126 || c === 34 || c === 92) return false;
-      buf[at++] = c;
-    }
-    buf[at++] = 34;
-    this.#used = at;
+    const end = putPlainString(buf, this.#used, s);
+    if (end < 0) return false;
+    this.#used = end;
     return true;
   }
 

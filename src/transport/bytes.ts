@@ -59,9 +59,9 @@ export function viewOf(b: Uint8Array): DataView {
 }
 
 /**
- * True when `b[from, from + n)` holds `bytes[0, n)`: four bytes at a time, then one by one.
- * `view` is `bytes` viewed (`new DataView(bytes.buffer, bytes.byteOffset)`), made once by the
- * caller that keeps `bytes`.
+ * True when `b[from + i, from + n)` holds `bytes[i, n)` (all of `bytes[0, n)` by default): four
+ * bytes at a time, then one by one. `view` is `bytes` viewed (`new DataView(bytes.buffer,
+ * bytes.byteOffset)`), made once by the caller that keeps `bytes`.
  */
 export function sameBytes(
   bytes: Uint8Array,
@@ -69,9 +69,9 @@ export function sameBytes(
   b: Uint8Array,
   from: number,
   n: number,
+  i = 0,
 ): boolean {
   const read = viewOf(b);
-  let i = 0;
   for (; i + 4 <= n; i += 4) if (view.getInt32(i) !== read.getInt32(from + i)) return false;
   for (; i < n; i++) if (bytes[i] !== b[from + i]) return false;
   return true;

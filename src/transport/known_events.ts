@@ -18,7 +18,7 @@
 
 import { type ChunkTemplate, plainJsonChar } from "../endpoints/chunk_template.ts";
 import type { Parsed } from "../endpoints/types.ts";
-import { viewOf } from "./bytes.ts";
+import { sameBytes } from "./bytes.ts";
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -299,13 +299,11 @@ function numeric(b: Uint8Array, from: number, to: number): boolean {
 function same(e: Cut, b: Uint8Array, from: number): boolean {
   const bytes = e.bytes;
   const cuts = e.cuts;
-  const known = e.view;
-  const read = viewOf(b);
   let i = 0;
   for (let c = 0; c <= cuts.length; c += 2) {
     const stop = c < cuts.length ? cuts[c] : bytes.length;
-    for (; i + 4 <= stop; i += 4) if (known.getInt32(i) !== read.getInt32(from + i)) return false;
-    for (; i < stop; i++) if (bytes[i] !== b[from + i]) return false;
+    if (!sameBytes(bytes, e.view, b, from, stop, i)) return false;
+    i = stop;
     if (c === cuts.length) break;
     const valueEnd = cuts[c + 1];
     if (e.strings[c >> 1]) {

@@ -42,10 +42,24 @@ Deno.test("sameBytes: equal only when every byte is, at any offset and length", 
       }
     }
   }
+  // A range from `i`: bytes before it are not compared, every one from it is.
+  const kept = bytes.slice();
+  const view = new DataView(kept.buffer);
+  for (let i = 0; i < kept.length; i++) {
+    const b = new Uint8Array(2 + kept.length);
+    b.set(kept, 2);
+    if (i > 0) b[2 + i - 1] ^= 0x80;
+    assert.equal(sameBytes(kept, view, b, 2, kept.length, i), true, `from ${i}`);
+    for (let j = i; j < kept.length; j++) {
+      b[2 + j] ^= 0x80;
+      assert.equal(sameBytes(kept, view, b, 2, kept.length, i), false, `from ${i}, byte ${j}`);
+      b[2 + j] ^= 0x80;
+    }
+  }
   // Another array of the same bytes: the view made for the last one is not reused for it.
   const a = Uint8Array.from([1, 2, 3, 4, 5]);
   const other = Uint8Array.from([1, 2, 3, 4, 6]);
-  const view = new DataView(a.slice().buffer);
-  assert.equal(sameBytes(a, view, a, 0, 5), true);
-  assert.equal(sameBytes(a, view, other, 0, 5), false);
+  const aView = new DataView(a.slice().buffer);
+  assert.equal(sameBytes(a, aView, a, 0, 5), true);
+  assert.equal(sameBytes(a, aView, other, 0, 5), false);
 });
