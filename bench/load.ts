@@ -54,7 +54,8 @@
  * point, default 3), --repeat N (default 1),
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
  * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http auto|direct|deno
- * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above). Needs
+ * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above), --pin (the
+ * mock on the last core, the clients on the others, with `taskset`). Needs
  * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -80,8 +81,21 @@ const { values } = parseArgs({
     "workers-max": { type: "string" },
     only: { type: "string" },
     "mock-http": { type: "string", default: "auto" },
+    pin: { type: "boolean", default: false },
   },
 });
+
+/**
+ * `--pin`: the mock on the last core, the client on the others (`taskset -c`), so that the
+ * scheduler cannot queue a woken client behind the mock on one core while another idles. Null
+ * without `--pin`.
+ */
+const PIN: { mock: string; client: string } | null = (() => {
+  if (!values.pin) return null;
+  const cores = navigator.hardwareConcurrency;
+  if (cores < 2) throw new Error(`--pin: needs 2 cores or more; this machine has ${cores}`);
+  return { mock: String(cores - 1), client: cores === 2 ? "0" : `0-${cores - 2}` };
+})();
 const MOCK_HTTP = ["auto", "direct", "deno"] as const;
 const mockHttp: (typeof MOCK_HTTP)[number] = MOCK_HTTP.find((k) => k === values["mock-http"]) ??
   (() => {
@@ -372,18 +386,28 @@ async function startMock(p: Point, timingLog: string) {
     String(itlMs),
     "--timing-log",
     timingLog,
-  ]);
+  ], { cpus: PIN?.mock });
   return { ...mock, timing: new TimingLogTail(timingLog) };
 }
 
-/** Runs `args` under GNU time; returns CPU seconds, peak RSS and wall time. */
+/**
+ * Runs `args` under GNU time (on the client's CPUs with `--pin`: `taskset` executes it in the
+ * process GNU time measures); returns CPU seconds, peak RSS and wall time.
+ */
 async function timed(args: string[]): Promise<
   { code: number; stdout: string; stderr: string; cpu: number; rssMb: number; wall: number }
 > {
   const timeFile = await Deno.makeTempFile();
   const t0 = performance.now();
   const out = await new Deno.Command("/usr/bin/time", {
-    args: ["-f", "%U %S %M", "-o", timeFile, ...args],
+    args: [
+      "-f",
+      "%U %S %M",
+      "-o",
+      timeFile,
+      ...(PIN ? ["taskset", "-c", PIN.client] : []),
+      ...args,
+    ],
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
@@ -733,6 +757,13 @@ function spread(ms: Measured[]): string {
     `RSS ${range(ms.map((m) => m.peakRssMb), 0)} MB`;
   const mockUs = ms.flatMap((m) => m.mockUsPerRequest === undefined ? [] : [m.mockUsPerRequest]);
   if (mockUs.length > 0) out += `, mock ${range(mockUs, 0)} µs/req`;
+  // The row is the median run by CPU per event; its TTFT error is not the runs' median.
+  const ttft = ms.flatMap((m) => m.ttftVsServerMs ? [m.ttftVsServerMs] : []);
+  if (ttft.length > 0) {
+    out += `, TTFT err p50 ${range(ttft.map((t) => t.p50), 2)} ms, p99 ${
+      range(ttft.map((t) => t.p99), 2)
+    } ms`;
+  }
   const pairs = ms.flatMap((m) => m.vsBaseline ? [m.vsBaseline] : []);
   if (pairs.length > 0) {
     const shares = pairs.map((v) => 100 * v.share);
@@ -800,7 +831,9 @@ async function main(): Promise<void> {
         (fixedBase ? `, baseline ${fixedBase.cpu.toFixed(2)} CPU s` : "") +
         `; workers-max ${
           values["workers-max"] ?? "default"
-        }; ${navigator.hardwareConcurrency} cores\n`,
+        }; ${navigator.hardwareConcurrency} cores${
+          PIN ? ` (--pin: the mock on CPU ${PIN.mock}, the clients on ${PIN.client})` : ""
+        }\n`,
     );
     await first.stop();
     mocks.delete(first);

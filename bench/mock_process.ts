@@ -39,12 +39,20 @@ export function processCpuSeconds(pid: number): number | null {
 }
 
 /**
- * Starts `reprise mock-server --port 0` with `args` (its other flags); resolves with its URL once
- * it listens.
+ * Starts `reprise mock-server --port 0` with `args` (its other flags), on the CPUs `opts.cpus`
+ * (a `taskset -c` list) when given; resolves with its URL once it listens.
  */
-export async function startMockProcess(args: string[]): Promise<MockProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "mock-server", "--port", "0", ...args],
+export async function startMockProcess(
+  args: string[],
+  opts: { cpus?: string } = {},
+): Promise<MockProcess> {
+  const command = [Deno.execPath(), "run", "-A", MAIN, "mock-server", "--port", "0", ...args];
+  // `taskset` executes the mock in its own process: the child's pid is the mock's.
+  const [program, ...rest] = opts.cpus === undefined
+    ? command
+    : ["taskset", "-c", opts.cpus, ...command];
+  const child = new Deno.Command(program, {
+    args: rest,
     stdout: "null",
     // It announces its URL on stderr.
     stderr: "piped",
