@@ -741,7 +741,6 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-/** The line under a `--repeat` row: the runs' spread and, for reprise, the ratios per pair. */
 /** The mock's CPU per request serving `m`'s client (and `base`'s), for the line under a row. */
 function mockNote(m: Measured, base?: Measured): string {
   if (m.mockUsPerRequest === undefined) return "";
@@ -750,6 +749,7 @@ function mockNote(m: Measured, base?: Measured): string {
     (beside === undefined ? "" : ` (${fmt(beside, 0)} serving the baseline)`);
 }
 
+/** The line under a `--repeat` row: the runs' spread and, for reprise, the ratios per pair. */
 function spread(ms: Measured[]): string {
   const range = (xs: number[], d: number) =>
     `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`;

@@ -5,6 +5,7 @@
 
 import { dirname } from "node:path";
 import type { RequestRecord } from "../load/record.ts";
+import { putBytes, putByteString } from "../transport/bytes.ts";
 import {
   displayDivisor,
   METRICS,
@@ -396,22 +397,6 @@ function writeLong(buf: Uint8Array, at: number, n: number): number {
 /** Most bytes `#epoch` writes itself: the 19 digits of a non-negative 64-bit integer. */
 const EPOCH_BYTES = 19;
 
-/** Pieces longer than this are copied by `set`, shorter ones byte by byte. */
-const SET_BYTES = 16;
-
-/** Copies `b` into `buf` at `at`; returns its end. Short pieces by a loop (see `#bytes`). */
-function putBytes(buf: Uint8Array, at: number, b: Uint8Array): number {
-  if (b.length > SET_BYTES) buf.set(b, at);
-  else for (let i = 0; i < b.length; i++) buf[at + i] = b[i];
-  return at + b.length;
-}
-
-/** Writes `s`, known to be ASCII, a character a byte; returns its end. */
-function putAscii(buf: Uint8Array, at: number, s: string): number {
-  for (let i = 0; i < s.length; i++) buf[at++] = s.charCodeAt(i);
-  return at;
-}
-
 /**
  * Writes `s` quoted, as `JSON.stringify` writes it, when each of its characters stands for itself
  * (printable ASCII other than `"` and `\`); returns its end, or -1 when it is not such a string.
@@ -558,7 +543,7 @@ export class RecordWriter {
     at = putBytes(buf, at, SESSION_NUM.bytes);
     at = whole(rec.sessionNum)
       ? writeWhole(buf, at, rec.sessionNum, 1)
-      : putAscii(buf, at, "" + rec.sessionNum);
+      : putByteString(buf, at, "" + rec.sessionNum);
     // Three strings, each checked for room and written with the piece before it.
     if (at + rec.requestId.length > limit) return -2;
     at = putPlainString(buf, putBytes(buf, at, X_REQUEST_ID.bytes), rec.requestId);
@@ -572,7 +557,7 @@ export class RecordWriter {
     at = putBytes(buf, at, TURN_INDEX.bytes);
     at = whole(rec.turnIndex)
       ? writeWhole(buf, at, rec.turnIndex, 1)
-      : putAscii(buf, at, "" + rec.turnIndex);
+      : putByteString(buf, at, "" + rec.turnIndex);
     if (at > limit) return -2;
     at = putBytes(buf, at, REQUEST_START_NS.bytes);
     const startAt = at;
@@ -587,7 +572,7 @@ export class RecordWriter {
     at = putBytes(buf, at, WORKER_ID.bytes);
     at = whole(rec.workerId)
       ? writeWhole(buf, at, rec.workerId, 1)
-      : putAscii(buf, at, "" + rec.workerId);
+      : putByteString(buf, at, "" + rec.workerId);
     if (at + rec.phase.length > limit) return -2;
     at = putBytes(buf, at, PROCESSOR_PHASE.bytes);
     if ((at = putPlainString(buf, at, rec.phase)) < 0) return -1;
@@ -604,7 +589,7 @@ export class RecordWriter {
       if (intended === rec.startNs) {
         // The start's digits again.
         for (let i = startAt; i < startEnd; i++) buf[at++] = buf[i];
-      } else at = putAscii(buf, at, intended.toString());
+      } else at = putByteString(buf, at, intended.toString());
     }
     if (at > limit) return -2;
     at = putBytes(buf, at, METRICS_OPEN.bytes);
@@ -619,7 +604,7 @@ export class RecordWriter {
       if (typeof v === "number") {
         at = whole(v) && wholeDivisor(divisor)
           ? writeWhole(buf, at, v, divisor)
-          : putAscii(buf, at, jsonNumber(v / divisor));
+          : putByteString(buf, at, jsonNumber(v / divisor));
       } else {
         if (!wholeNumbers(v, divisor)) return -1;
         if (at + 2 + v.length * MAX_NUMBER_BYTES > limit) return -2;
@@ -724,7 +709,7 @@ export class RecordWriter {
       this.#text(s);
       return;
     }
-    this.#used = putAscii(buf, this.#used, s);
+    this.#used = putByteString(buf, this.#used, s);
   }
 
   /**

@@ -1,4 +1,7 @@
-/** Byte-array helpers shared by the HTTP/1.1 client, its SSE reading, the mock's HTTP/1.1 server and its log. */
+/**
+ * Byte-array helpers shared by the HTTP/1.1 client, its SSE reading, the mock's HTTP/1.1 server
+ * and its log, and the records file's writer.
+ */
 
 const LF = 10;
 
@@ -39,6 +42,25 @@ export function blankLineEnd(b: Uint8Array, from: number, to: number): number {
     if (b[i + 1] === LF) return i + 2;
   }
   return -1;
+}
+
+/** Pieces longer than this are copied by `set`, shorter ones byte by byte (cheaper for them). */
+const SET_BYTES = 16;
+
+/** Copies `src` into `out` at `at`; returns where it ends. */
+export function putBytes(out: Uint8Array, at: number, src: Uint8Array): number {
+  if (src.length > SET_BYTES) out.set(src, at);
+  else for (let i = 0; i < src.length; i++) out[at + i] = src[i];
+  return at + src.length;
+}
+
+/**
+ * Writes `s`, a byte string (every character code below 256: ASCII, or a header value), a
+ * character a byte at `at`; returns its end.
+ */
+export function putByteString(out: Uint8Array, at: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out[at++] = s.charCodeAt(i);
+  return at;
 }
 
 /** The bytes `lastView` views. */

@@ -29,7 +29,7 @@ import {
   streamEnded,
 } from "./send.ts";
 import type { Endpoint } from "../endpoints/types.ts";
-import { concat, sameBytes, writeAll } from "./bytes.ts";
+import { concat, putBytes, putByteString, sameBytes, writeAll } from "./bytes.ts";
 import { SseParser } from "./sse.ts";
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 
@@ -659,19 +659,6 @@ function invalidHeader(name: string): TypeError {
 
 const CONTENT_LENGTH = encoder.encode("content-length: ");
 
-/** Copies `src` into `out` at `at`; returns where it ends. Short pieces by a loop. */
-function put(out: Uint8Array, at: number, src: Uint8Array): number {
-  if (src.length > 16) out.set(src, at);
-  else for (let i = 0; i < src.length; i++) out[at + i] = src[i];
-  return at + src.length;
-}
-
-/** Writes `s`, a byte string (see `validValue`), a character a byte at `at`; returns its end. */
-function putByteString(out: Uint8Array, at: number, s: string): number {
-  for (let i = 0; i < s.length; i++) out[at++] = s.charCodeAt(i);
-  return at;
-}
-
 /** The header names' bytes and values `requestMessage` writes, noted while it checks them. */
 const headerLeads: Uint8Array[] = [];
 const headerValues: string[] = [];
@@ -838,9 +825,9 @@ export function requestMessage(
     h.length = 0;
     for (const name in headers) h.push(name, String(headers[name]), -1, 0);
   } else if (last !== null) last.bytes = null;
-  let at = put(out, 0, target.line);
+  let at = putBytes(out, 0, target.line);
   for (let i = 0; i < count; i++) {
-    at = put(out, at, headerLeads[i]);
+    at = putBytes(out, at, headerLeads[i]);
     if (kept) {
       const k = headerPlaces[i] * HEADER_ENTRIES;
       last.headers[k + 2] = at;
@@ -850,9 +837,9 @@ export function requestMessage(
     out[at++] = CR;
     out[at++] = LF;
   }
-  if (!hasHost) at = put(out, at, target.hostLine);
-  if (auth !== null) at = put(out, at, auth);
-  at = put(out, at, CONTENT_LENGTH);
+  if (!hasHost) at = putBytes(out, at, target.hostLine);
+  if (auth !== null) at = putBytes(out, at, auth);
+  at = putBytes(out, at, CONTENT_LENGTH);
   if (kept) {
     last.lengthAt = at;
     last.lengthDigits = length.length;
