@@ -15,6 +15,8 @@ import { nowNs } from "../load/clock.ts";
 import { resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
+import type { WarmedUp, WarmUp } from "../load/warm.ts";
+import { endpointPath } from "../endpoints/mod.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
 import { NO_LIMIT, planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
 import type { RequestRecord } from "../load/record.ts";
@@ -40,6 +42,59 @@ export interface RunInput {
   io: Io;
   /** Config keys set on the command line or by env (not defaults); absent: none. */
   given?: ReadonlySet<string>;
+}
+
+/**
+ * What the Workers warm up with (see `load/warm.ts`): the run's first request and the built-in
+ * mock's answer to it, at the endpoint's own path; none when the mock does not answer that request
+ * (a raw endpoint, a body it refuses) or there is no request.
+ */
+async function warmUpOf(
+  url: string,
+  endpoint: Endpoint,
+  endpointType: string,
+  responseField: string | undefined,
+  streaming: boolean,
+  conversations: PlannedConversation[],
+): Promise<WarmUp | undefined> {
+  const first = conversations.find((c) => c.bodies.length > 0)?.bodies[0];
+  if (first === undefined) return undefined;
+  const body = new TextEncoder().encode(first);
+  const { sampleAnswer } = await import("../mock/sample.ts");
+  const answer = await sampleAnswer(endpointPath(endpoint, streaming), body);
+  if (answer === null) return undefined;
+  return {
+    url,
+    endpointType,
+    responseField,
+    streaming,
+    body,
+    reads: answer.reads,
+    events: answer.events,
+  };
+}
+
+/** The `--verbose` line on the Workers' warm-ups. */
+export function warmUpLine(
+  asked: boolean,
+  transport: string,
+  warmed: readonly (WarmedUp | undefined)[],
+): string {
+  if (!asked) {
+    return `warm-up: none (${
+      transport === "http1"
+        ? "the built-in mock does not answer this run's first request"
+        : "only the HTTP/1.1 client warms up"
+    })\n`;
+  }
+  const done = warmed.filter((w) => w !== undefined);
+  if (done.length === 0) return "warm-up: could not run\n";
+  const failed = done.reduce((n, w) => n + w.failed, 0);
+  return `warm-up: ${done.length} of ${warmed.length} Worker${
+    warmed.length === 1 ? "" : "s"
+  } each read ${done[0].answers} sample answers from memory (${
+    done[0].events
+  } timed chunks, ${failed} failed) in ${done.map((w) => w.ms.toFixed(0)).join(", ")} ms\n`;
 }
 
 /**
@@ -156,7 +211,19 @@ export async function runBenchmark(input: RunInput): Promise<number> {
 
   const cores = navigator.hardwareConcurrency || 1;
   const workers = poolSize(config, usesFixedSchedule(config, given, conversations), cores);
-  const pool = await WorkerPool.start(workers, conversations);
+  const transport = resolveTransport(config.transport, target.url);
+  const responseField = parseExtraInputs(config.extraInputs).responseField;
+  const warm = transport === "http1"
+    ? await warmUpOf(
+      target.url,
+      endpoint,
+      config.endpointType,
+      responseField,
+      streaming,
+      conversations,
+    )
+    : undefined;
+  const pool = await WorkerPool.start(workers, conversations, undefined, warm);
   // Each thread stamps with its own clock; records from different Workers must line up.
   const skewMs = pool.clock.maxSkewNs / 1e6;
   if (skewMs > 1) {
@@ -172,6 +239,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       } µs of ` +
         `the main thread (round trip ${(pool.clock.maxRoundTripNs / 1000).toFixed(1)} µs)\n`,
     );
+    io.stderr(warmUpLine(warm !== undefined, transport, pool.warmed));
     io.stderr(
       `plan: ${dataset.conversations.length} conversations (${totalTurns} turns) from ${dataset.type} ${dataset.source}; ` +
         `${requestLimit} requests to ${
@@ -185,14 +253,14 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     url: target.url,
     headers: target.headers,
     endpointType: config.endpointType,
-    responseField: parseExtraInputs(config.extraInputs).responseField,
+    responseField,
     streaming,
     timeoutMs: config.requestTimeoutSeconds * 1000,
     requestLimit,
     conversationLimit,
     sampling,
     seed,
-    transport: resolveTransport(config.transport, target.url),
+    transport,
   };
   // Warmup (when asked for) then profiling; each phase's timing and limits come from the options.
   const phases = planPhases({ config, given, conversations, base: plan, workers });

@@ -10,6 +10,7 @@ import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";
 import { unpackRecords } from "./record_batch.ts";
 import { nowNs } from "./clock.ts";
+import type { WarmedUp, WarmUp } from "./warm.ts";
 
 /** How far the Workers' clocks are from the main thread's, as measured at start. */
 export interface ClockCheck {
@@ -44,6 +45,8 @@ export class WorkerPool {
   #onRecords: (records: RequestRecord[]) => void = () => {};
   #pendingDone = new Map<number, () => void>();
   #clockReplies = new Map<number, (ns: bigint) => void>();
+  /** What each Worker's warm-up did (undefined: none, or it could not run). */
+  readonly warmed: (WarmedUp | undefined)[] = [];
   /** The clock check made at start. */
   clock: ClockCheck = { maxSkewNs: 0, maxRoundTripNs: 0 };
   #fatal: ((e: Error) => void) | null = null;
@@ -54,12 +57,14 @@ export class WorkerPool {
 
   /**
    * Starts `count` Workers and hands each the conversations; their bodies are packed once into
-   * shared memory, which every Worker reads instead of holding its own copy.
+   * shared memory, which every Worker reads instead of holding its own copy. With `warm`, each
+   * Worker warms up (`load/warm.ts`) before it is ready.
    */
   static async start(
     count: number,
     conversations: PlannedConversation[],
     moduleUrl: URL = workerModuleUrl(),
+    warm?: WarmUp,
   ): Promise<WorkerPool> {
     const pool = new WorkerPool(count);
     const dataset = packConversations(conversations);
@@ -73,6 +78,7 @@ export class WorkerPool {
           w.onmessage = (ev: MessageEvent<FromWorker>) => {
             if (ev.data.type === "ready") {
               pool.states[id].state = "idle";
+              pool.warmed[id] = ev.data.warmed;
               resolve();
             } else pool.#handle(ev.data);
           };
@@ -89,7 +95,7 @@ export class WorkerPool {
           };
         }),
       );
-      const init: ToWorker = { type: "init", workerId: id, dataset, control: pool.control };
+      const init: ToWorker = { type: "init", workerId: id, dataset, control: pool.control, warm };
       w.postMessage(init);
     }
     await Promise.all(ready);

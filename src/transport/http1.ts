@@ -63,6 +63,12 @@ export interface Http1Options {
    * reads through `Conn.read`, as any runtime allows. Default true.
    */
   directReads?: boolean;
+  /**
+   * Opens the connection to `hostname:port` in place of `Deno.connect` / `Deno.connectTls`: the
+   * Worker's warm-up answers from memory this way (`load/warm.ts`). Such a connection is read
+   * through `Conn.read`.
+   */
+  connect?: (hostname: string, port: number, tls: boolean) => Promise<Deno.Conn>;
 }
 
 /** Headers larger than this are refused: a server sending more is not speaking HTTP to us. */
@@ -946,6 +952,7 @@ interface Client {
   /** Connections read through Deno's op where they can (`Http1Options.directReads`). */
   directReads: boolean;
   caCerts: string[] | undefined;
+  connect: Http1Options["connect"];
   deadlines: Deadlines<Exchange>;
   heads: HeadCache;
   targetOf(raw: string): Target;
@@ -956,6 +963,10 @@ interface Client {
 }
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
+  if (client.connect !== undefined) {
+    const own = await client.connect(o.hostname, o.port, o.tls);
+    return new Connection(own, client.bufferBytes, client.lent, false);
+  }
   const conn = o.tls
     ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: client.caCerts })
     : await Deno.connect({ hostname: o.hostname, port: o.port });
@@ -1450,6 +1461,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     bufferBytes,
     directReads: options.directReads ?? true,
     caCerts: options.caCerts,
+    connect: options.connect,
     deadlines: new Deadlines<Exchange>(timeUp),
     heads: new HeadCache(),
     targetOf,

@@ -1,0 +1,157 @@
+/**
+ * A Worker's warm-up: before the run, it reads a sample answer (the mock's answer to the run's
+ * first request, `mock/sample.ts`) many times over, from memory, through the same HTTP/1.1 client
+ * and stream reader that will read the server's answers. Code runs slowly the first times it
+ * runs (read, compiled, then compiled again for speed on helper threads), and the first answers
+ * of a run all arrive at once: without the warm-up, the first token of each of 64 streams
+ * starting together was stamped up to 1.3-2.8 ms after it was sent (in most runs), against 0.3-1
+ * ms for the later ones (bench/README.md, "The first answers"). No request leaves the process.
+ */
+
+import { createHttp1Transport } from "../transport/http1.ts";
+import { recycleResult } from "../transport/send.ts";
+import { forgetKnownEvents } from "../transport/known_events.ts";
+import { getEndpoint } from "../endpoints/mod.ts";
+
+/** What a Worker warms up with: a request of the run and the answer it reads, again and again. */
+export interface WarmUp {
+  url: string;
+  endpointType: string;
+  responseField?: string;
+  streaming: boolean;
+  /** The request body sent (the run's first). */
+  body: Uint8Array;
+  /** The answer's reads, in order (`SampleAnswer.reads`). */
+  reads: Uint8Array[];
+  /** Events per answer; 0 for a whole body. */
+  events: number;
+}
+
+/** What a warm-up did, reported with the Worker's `ready`. */
+export interface WarmedUp {
+  answers: number;
+  events: number;
+  failed: number;
+  ms: number;
+}
+
+/** Events read in all, at the least (per-event code is then compiled for speed)... */
+const TARGET_EVENTS = 8192;
+/** ...and answers, at the least and at the most. */
+const MIN_ANSWERS = 16;
+const MAX_ANSWERS = 256;
+/** Streams read at once, as a run reads several. */
+const STREAMS = 4;
+
+/**
+ * A connection whose peer is memory: each request written is answered with `reads`, one read at
+ * a time (a read smaller than the next piece takes part of it). Only what the HTTP/1.1 client
+ * calls is implemented.
+ */
+export class MemoryConn {
+  #reads: Uint8Array[];
+  /** The next piece to read; `#reads.length` while no request is waiting for its answer. */
+  #next: number;
+  #rest: Uint8Array | null = null;
+  #waiting: ((n: number | null) => void) | null = null;
+  #into: Uint8Array | null = null;
+  #closed = false;
+
+  constructor(reads: Uint8Array[]) {
+    this.#reads = reads;
+    this.#next = reads.length;
+  }
+
+  #fill(buf: Uint8Array): number {
+    const piece = this.#rest ?? this.#reads[this.#next];
+    if (piece.length <= buf.length) {
+      buf.set(piece);
+      this.#rest = null;
+      this.#next++;
+      return piece.length;
+    }
+    buf.set(piece.subarray(0, buf.length));
+    this.#rest = piece.subarray(buf.length);
+    return buf.length;
+  }
+
+  read(buf: Uint8Array): Promise<number | null> {
+    if (this.#closed) return Promise.resolve(null);
+    if (this.#rest !== null || this.#next < this.#reads.length) {
+      return Promise.resolve(this.#fill(buf));
+    }
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+      this.#into = buf;
+    });
+  }
+
+  write(p: Uint8Array): Promise<number> {
+    if (this.#closed) return Promise.reject(new Deno.errors.BadResource("closed"));
+    this.#next = 0;
+    this.#rest = null;
+    const waiting = this.#waiting;
+    if (waiting !== null) {
+      this.#waiting = null;
+      waiting(this.#fill(this.#into!));
+      this.#into = null;
+    }
+    return Promise.resolve(p.length);
+  }
+
+  close(): void {
+    this.#closed = true;
+    const waiting = this.#waiting;
+    this.#waiting = null;
+    this.#into = null;
+    waiting?.(null);
+  }
+}
+
+/** Answers to read for `events` events each: enough events in all, within the bounds. */
+export function warmAnswers(events: number): number {
+  const n = Math.ceil(TARGET_EVENTS / Math.max(1, events));
+  return Math.min(MAX_ANSWERS, Math.max(MIN_ANSWERS, n));
+}
+
+/**
+ * Sends `w`'s request and reads its answer from memory, `warmAnswers` times over `STREAMS`
+ * streams; then forgets what the stream reader learned of the sample's events (see
+ * `forgetKnownEvents`). Nothing of it is counted or recorded.
+ */
+export async function warmUp(w: WarmUp): Promise<WarmedUp> {
+  const t0 = performance.now();
+  const endpoint = getEndpoint(w.endpointType, { responseField: w.responseField });
+  const transport = createHttp1Transport({
+    connections: STREAMS,
+    connect: () => Promise.resolve(new MemoryConn(w.reads) as unknown as Deno.Conn),
+  });
+  const answers = warmAnswers(w.events);
+  let sent = 0;
+  let failed = 0;
+  let events = 0;
+  const headers = { "content-type": "application/json" };
+  const stream = async () => {
+    while (sent < answers) {
+      sent++;
+      const r = await transport.send({
+        url: w.url,
+        headers,
+        body: w.body,
+        streaming: w.streaming,
+        endpoint,
+        timeoutMs: 0,
+      });
+      if (r.error !== null) failed++;
+      events += r.responsePerf.length;
+      recycleResult(r);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: STREAMS }, stream));
+  } finally {
+    transport.close();
+    forgetKnownEvents();
+  }
+  return { answers, events, failed, ms: performance.now() - t0 };
+}
