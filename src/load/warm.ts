@@ -12,6 +12,7 @@ import { createHttp1Transport } from "../transport/http1.ts";
 import { recycleResult } from "../transport/send.ts";
 import { forgetKnownEvents } from "../transport/known_events.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
+import { concat } from "../transport/bytes.ts";
 
 /** What a Worker warms up with: a request of the run and the answer it reads, again and again. */
 export interface WarmUp {
@@ -40,7 +41,7 @@ const TARGET_EVENTS = 8192;
 /** ...and answers, at the least and at the most. */
 const MIN_ANSWERS = 16;
 const MAX_ANSWERS = 256;
-/** Streams read at once, as a run reads several. */
+/** Streams read at once, as a run reads several (an even number: see `warmUp`). */
 const STREAMS = 4;
 
 /**
@@ -116,15 +117,20 @@ export function warmAnswers(events: number): number {
 
 /**
  * Sends `w`'s request and reads its answer from memory, `warmAnswers` times over `STREAMS`
- * streams; then forgets what the stream reader learned of the sample's events (see
+ * streams, half of them reading it an event at a time, half all at once; then forgets what the stream reader learned of the sample's events (see
  * `forgetKnownEvents`). Nothing of it is counted or recorded.
  */
 export async function warmUp(w: WarmUp): Promise<WarmedUp> {
   const t0 = performance.now();
   const endpoint = getEndpoint(w.endpointType, { responseField: w.responseField });
+  // Half the streams read an event at a time, as from a server pacing its tokens; the other half
+  // the whole body at once, as from one sending them as fast as it can.
+  const whole = [w.reads[0], concat(w.reads.slice(1))];
+  let opened = 0;
   const transport = createHttp1Transport({
     connections: STREAMS,
-    connect: () => Promise.resolve(new MemoryConn(w.reads) as unknown as Deno.Conn),
+    connect: () =>
+      Promise.resolve(new MemoryConn(opened++ % 2 === 0 ? w.reads : whole) as unknown as Deno.Conn),
   });
   const answers = warmAnswers(w.events);
   let sent = 0;
