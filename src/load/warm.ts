@@ -3,9 +3,10 @@
  * first request, `mock/sample.ts`) many times over, from memory, through the same HTTP/1.1 client
  * and stream reader that will read the server's answers. Code runs slowly the first times it
  * runs (read, compiled, then compiled again for speed on helper threads), and the first answers
- * of a run all arrive at once: without the warm-up, the first token of each of 64 streams
- * starting together was stamped up to 1.3-2.8 ms after it was sent (in most runs), against 0.3-1
- * ms for the later ones (bench/README.md, "The first answers"). No request leaves the process.
+ * of a run often arrive together: without the warm-up, at 64 streams starting together, the worst
+ * TTFT error among the first 64 was 0.5-2.3 ms (above 1.3 ms in five runs of seven), where later
+ * waves' worst was mostly 0.4-1.1 ms (bench/README.md, "The first answers"). No request leaves
+ * the process.
  */
 
 import { createHttp1Transport } from "../transport/http1.ts";
