@@ -70,7 +70,6 @@ async function warmUpOf(
     streaming,
     body,
     reads: answer.reads,
-    events: answer.events,
   };
 }
 

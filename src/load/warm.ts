@@ -23,10 +23,8 @@ export interface WarmUp {
   streaming: boolean;
   /** The request body sent (the run's first). */
   body: Uint8Array;
-  /** The answer's reads, in order (`SampleAnswer.reads`). */
+  /** The answer's reads, in order (`SampleAnswer.reads`): as many as its events, and two. */
   reads: Uint8Array[];
-  /** Events per answer; 0 for a whole body. */
-  events: number;
 }
 
 /** What a warm-up did, reported with the Worker's `ready`. */
@@ -118,8 +116,9 @@ export function warmAnswers(events: number): number {
 
 /**
  * Sends `w`'s request and reads its answer from memory, `warmAnswers` times over `STREAMS`
- * streams, half of them reading it an event at a time, half all at once; then forgets what the stream reader learned of the sample's events (see
- * `forgetKnownEvents`). Nothing of it is counted or recorded.
+ * streams, half of them reading it an event at a time, half all at once; then forgets what the
+ * stream reader learned of the sample's events (see `forgetKnownEvents`). Nothing of it is
+ * counted or recorded.
  */
 export async function warmUp(w: WarmUp): Promise<WarmedUp> {
   const t0 = performance.now();
@@ -133,7 +132,7 @@ export async function warmUp(w: WarmUp): Promise<WarmedUp> {
     connect: () =>
       Promise.resolve(new MemoryConn(opened++ % 2 === 0 ? w.reads : whole) as unknown as Deno.Conn),
   });
-  const answers = warmAnswers(w.events);
+  const answers = warmAnswers(w.reads.length - 2);
   let sent = 0;
   let failed = 0;
   let events = 0;

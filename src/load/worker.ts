@@ -11,7 +11,7 @@ import type { RequestRecord } from "./record.ts";
 import { batchTransfer, RecordPacker } from "./record_batch.ts";
 import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "./clock.ts";
-import { type WarmedUp, warmUp } from "./warm.ts";
+import { warmUp } from "./warm.ts";
 
 /**
  * Records per message to the main thread (or fewer, FLUSH_MS after a batch's first). Each message
@@ -56,15 +56,10 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       // The first fetch of a thread pays ~5-10 ms to set up the HTTP machinery; pay it here,
       // with a request that never leaves the process, not on the first measured request.
       await (await fetch("data:,")).arrayBuffer();
-      let warmed: WarmedUp | undefined;
-      if (msg.warm !== undefined) {
-        try {
-          warmed = await warmUp(msg.warm);
-        } catch {
-          // A warm-up that cannot run leaves the code cold, nothing worse: the run goes on.
-          warmed = undefined;
-        }
-      }
+      // A warm-up that cannot run leaves the code cold, nothing worse: the run goes on.
+      const warmed = msg.warm === undefined
+        ? undefined
+        : await warmUp(msg.warm).catch(() => undefined);
       post({ type: "ready", workerId, warmed });
     } else if (msg.type === "run") {
       await runSlots({

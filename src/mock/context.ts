@@ -5,6 +5,7 @@ import { tokenTimes } from "./schedule.ts";
 import { type StreamScript, timedStream } from "./stream.ts";
 import type { TimingLog } from "./timing_log.ts";
 import type { Tokenizer } from "./tokens.ts";
+import { seededRandom } from "./rng.ts";
 
 /** Server-wide state handed to each route. */
 export interface MockContext {
@@ -20,6 +21,28 @@ export interface MockContext {
   nextId(): string;
   /** Where streamed answers log their send times (`--timing-log`); null when not logging. */
   timingLog: TimingLog | null;
+}
+
+/**
+ * A fresh server-wide state: the generator seeded by `opts.seed`, ids counted from 1, the default
+ * model name until a request names one.
+ */
+export function newMockContext(
+  opts: ResolvedMockOptions,
+  tokenizer: Tokenizer,
+  signal: AbortSignal,
+  timingLog: TimingLog | null,
+): MockContext {
+  let ids = 0;
+  return {
+    opts,
+    tokenizer,
+    random: seededRandom(opts.seed),
+    signal,
+    model: "mock-model",
+    nextId: () => (++ids).toString(16).padStart(24, "0"),
+    timingLog,
+  };
 }
 
 /** One request as a route sees it. */

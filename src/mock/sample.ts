@@ -5,17 +5,16 @@
  */
 
 import { mockApp } from "./app.ts";
-import type { MockContext } from "./context.ts";
+import { newMockContext } from "./context.ts";
 import { resolveMockOptions } from "./options.ts";
-import { seededRandom } from "./rng.ts";
 import type { Tokenizer } from "./tokens.ts";
 
-/** An answer as a client reads it: the head, then each event (or the whole body) in a read. */
+/**
+ * An answer as a client reads it, a read at a time: the head, then one chunk per event and the
+ * body's end (a streamed answer), or the whole body: as many reads as events, and two.
+ */
 export interface SampleAnswer {
-  /** The reads, in order: the head, then one chunk per event, then the body's end. */
   reads: Uint8Array[];
-  /** Events of a streamed answer; 0 for a whole body. */
-  events: number;
 }
 
 /** Events kept of a long streamed answer: its first ones and its last `TAIL` (finish, usage). */
@@ -40,16 +39,12 @@ const encoder = new TextEncoder();
  */
 export async function sampleAnswer(path: string, body: Uint8Array): Promise<SampleAnswer | null> {
   const closing = new AbortController();
-  let ids = 0;
-  const ctx: MockContext = {
-    opts: resolveMockOptions({ ttftMs: 0, itlMs: 0, seed: 1 }),
-    tokenizer: roughTokenizer,
-    random: seededRandom(1),
-    signal: closing.signal,
-    model: "mock-model",
-    nextId: () => (++ids).toString(16).padStart(24, "0"),
-    timingLog: null,
-  };
+  const ctx = newMockContext(
+    resolveMockOptions({ ttftMs: 0, itlMs: 0, seed: 1 }),
+    roughTokenizer,
+    closing.signal,
+    null,
+  );
   try {
     const res = await mockApp(ctx).fetch(
       new Request(`http://sample${path}`, {
@@ -71,7 +66,6 @@ export async function sampleAnswer(path: string, body: Uint8Array): Promise<Samp
           ),
           bytes,
         ],
-        events: 0,
       };
     }
     let events = text.split("\n\n").slice(0, -1).map((e) => e + "\n\n");
@@ -91,7 +85,7 @@ export async function sampleAnswer(path: string, body: Uint8Array): Promise<Samp
       reads.push(encoder.encode(`${bytes.length.toString(16)}\r\n${e}\r\n`));
     }
     reads.push(encoder.encode("0\r\n\r\n"));
-    return { reads, events: events.length };
+    return { reads };
   } catch {
     return null;
   } finally {

@@ -4,9 +4,8 @@
  */
 
 import { mockApp } from "./app.ts";
-import type { MockContext } from "./context.ts";
+import { newMockContext } from "./context.ts";
 import { type MockOptions, resolveMockOptions } from "./options.ts";
-import { seededRandom } from "./rng.ts";
 import { TimingLog } from "./timing_log.ts";
 import { loadTokenizer } from "./tokens.ts";
 import { serveWire, type WireServer } from "./wire.ts";
@@ -41,16 +40,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const tokenizer = await loadTokenizer();
   const timingLog = o.timingLog === undefined ? null : await TimingLog.open(o.timingLog);
   const closing = new AbortController();
-  let ids = 0;
-  const ctx: MockContext = {
-    opts: o,
-    tokenizer,
-    random: seededRandom(o.seed),
-    signal: closing.signal,
-    model: "mock-model",
-    nextId: () => (++ids).toString(16).padStart(24, "0"),
-    timingLog,
-  };
+  const ctx = newMockContext(o, tokenizer, closing.signal, timingLog);
   const app = mockApp(ctx);
   let requests = 0;
   const byPath: Record<string, number> = {};
