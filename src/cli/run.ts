@@ -15,7 +15,14 @@ import { nowNs } from "../load/clock.ts";
 import { resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
-import type { WarmedUp, WarmUp } from "../load/warm.ts";
+import {
+  MAIN_WARM_RECORDS,
+  SHORT_ANSWERS,
+  type WarmedUp,
+  warmRecords,
+  warmsPerRequest,
+  type WarmUp,
+} from "../load/warm.ts";
 import { endpointPath } from "../endpoints/mod.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
 import { NO_LIMIT, planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
@@ -26,7 +33,7 @@ import type { Io } from "./io.ts";
 import { startProgress } from "./progress.ts";
 import { progressMode, resultText } from "./output.ts";
 import type { Target } from "./target.ts";
-import { Results } from "./results.ts";
+import { Results, type ResultsOptions } from "./results.ts";
 import { metricsSetup } from "./metrics_options.ts";
 import { RunState } from "./run_state.ts";
 import type { ApiServer } from "../api/server.ts";
@@ -46,8 +53,9 @@ export interface RunInput {
 
 /**
  * What the Workers warm up with (see `load/warm.ts`): the run's first request and the built-in
- * mock's answer to it, at the endpoint's own path; none when the mock does not answer that request
- * (a raw endpoint, a body it refuses) or there is no request.
+ * mock's answer to it, at the endpoint's own path, and short answers when `warmsPerRequest`;
+ * none when the mock does not answer that request (a raw endpoint, a body it refuses) or there
+ * is no request.
  */
 async function warmUpOf(
   url: string,
@@ -56,6 +64,7 @@ async function warmUpOf(
   responseField: string | undefined,
   streaming: boolean,
   conversations: PlannedConversation[],
+  concurrency: number,
 ): Promise<WarmUp | undefined> {
   const first = conversations.find((c) => c.bodies.length > 0)?.bodies[0];
   if (first === undefined) return undefined;
@@ -70,6 +79,7 @@ async function warmUpOf(
     streaming,
     body,
     reads: answer.reads,
+    shortAnswers: warmsPerRequest(concurrency) ? SHORT_ANSWERS : 0,
   };
 }
 
@@ -91,9 +101,9 @@ export function warmUpLine(
   const failed = done.reduce((n, w) => n + w.failed, 0);
   return `warm-up: ${done.length} of ${warmed.length} Worker${
     warmed.length === 1 ? "" : "s"
-  } each read ${done[0].answers} sample answers from memory (${
-    done[0].events
-  } timed chunks, ${failed} failed) in ${done.map((w) => w.ms.toFixed(0)).join(", ")} ms\n`;
+  } each read ${done[0].answers} sample answers from memory (${done[0].events} timed chunks)${
+    done[0].shortAnswers > 0 ? ` and ${done[0].shortAnswers} short ones` : ""
+  }, ${failed} failed, in ${done.map((w) => w.ms.toFixed(0)).join(", ")} ms\n`;
 }
 
 /**
@@ -167,7 +177,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
     streaming,
     datasetSamplingStrategy: sampling,
   }) as Record<string, unknown>;
-  const results = await Results.open({
+  const resultsOptions: ResultsOptions = {
     runDir,
     conversations,
     streaming,
@@ -181,7 +191,8 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       inputConfig,
       version: VERSION,
     },
-  });
+  };
+  const results = await Results.open(resultsOptions);
 
   const state = new RunState({
     config: inputConfig,
@@ -220,8 +231,23 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       responseField,
       streaming,
       conversations,
+      config.concurrency,
     )
     : undefined;
+  // The main thread warms up first: it measures records like those to come, and V8's helper
+  // threads compile that code while the Workers start and warm up.
+  if (warm !== undefined && warmsPerRequest(config.concurrency)) {
+    const first = conversations.findIndex((c) => c.bodies.length > 0);
+    Results.warmUp(
+      resultsOptions,
+      warmRecords(
+        MAIN_WARM_RECORDS,
+        Math.max(1, warm.reads.length - 2),
+        first,
+        conversations[first].sessionId,
+      ),
+    );
+  }
   const pool = await WorkerPool.start(workers, conversations, undefined, warm);
   // Each thread stamps with its own clock; records from different Workers must line up.
   const skewMs = pool.clock.maxSkewNs / 1e6;

@@ -14,6 +14,9 @@ import { recycleResult } from "../transport/send.ts";
 import { forgetKnownEvents } from "../transport/known_events.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
 import { concat } from "../transport/bytes.ts";
+import { RecordPacker, unpackRecords } from "./record_batch.ts";
+import type { RequestRecord } from "./record.ts";
+import { tokensText } from "../mock/tokens.ts";
 
 /** What a Worker warms up with: a request of the run and the answer it reads, again and again. */
 export interface WarmUp {
@@ -25,12 +28,18 @@ export interface WarmUp {
   body: Uint8Array;
   /** The answer's reads, in order (`SampleAnswer.reads`): as many as its events, and two. */
   reads: Uint8Array[];
+  /** Short answers (`shortAnswer`) to read after the whole ones; none when absent. */
+  shortAnswers?: number;
 }
 
 /** What a warm-up did, reported with the Worker's `ready`. */
 export interface WarmedUp {
+  /** Whole sample answers read, and the events timed in them. */
   answers: number;
   events: number;
+  /** Short answers read after them (`shortAnswer`). */
+  shortAnswers: number;
+  /** Answers of either kind that ended in an error. */
   failed: number;
   ms: number;
 }
@@ -42,6 +51,27 @@ const MIN_ANSWERS = 16;
 const MAX_ANSWERS = 256;
 /** Streams read at once, as a run reads several (an even number: see `warmUp`). */
 const STREAMS = 4;
+/**
+ * Short answers read after the whole ones (`WarmUp.shortAnswers`): the code that runs once per
+ * request (sending, reading the head, ending the answer) is compiled for speed only after
+ * hundreds of requests. At 64 streams of 256-token answers a run makes 48 requests a second, and
+ * without them that code was compiled 5-10 s into the run, on V8's helper threads, 1-11 ms a
+ * function (`--trace-opt`).
+ */
+export const SHORT_ANSWERS = 512;
+/**
+ * Streams up to which the per-request code is warmed up (short answers, and the main thread's
+ * `warmRecords`). Above, requests are many enough that it is compiled in the run's first second,
+ * and the memory matters more: at 4,096 streams the warm-up raised peak RSS by 5-13 MB.
+ */
+export const PER_REQUEST_WARM_MAX_STREAMS = 1024;
+
+/** Whether a run of `concurrency` streams warms up its per-request code. */
+export function warmsPerRequest(concurrency: number): boolean {
+  return concurrency <= PER_REQUEST_WARM_MAX_STREAMS;
+}
+/** Events a short answer keeps of the sample's end (finish, usage, end of stream). */
+const SHORT_TAIL = 4;
 
 /**
  * A connection whose peer is memory: each request written is answered with `reads`, one read at
@@ -115,49 +145,124 @@ export function warmAnswers(events: number): number {
 }
 
 /**
+ * The sample answer's reads cut to its head, its first two events (a chat answer's first
+ * carries only the role) and its last {@link SHORT_TAIL} events and end: a streamed answer as short as it gets with everything a request's code reads
+ * once. A whole body (two reads) stays as it is.
+ */
+export function shortAnswer(reads: Uint8Array[]): Uint8Array[] {
+  if (reads.length <= 4 + SHORT_TAIL) return reads;
+  return [reads[0], reads[1], reads[2], ...reads.slice(reads.length - 1 - SHORT_TAIL)];
+}
+
+/**
  * Sends `w`'s request and reads its answer from memory, `warmAnswers` times over `STREAMS`
- * streams, half of them reading it an event at a time, half all at once; then forgets what the
- * stream reader learned of the sample's events (see `forgetKnownEvents`). Nothing of it is
- * counted or recorded.
+ * streams, half of them reading it an event at a time, half all at once; then `w.shortAnswers`
+ * short answers (`shortAnswer`); then forgets what the stream reader learned
+ * of the sample's events (see `forgetKnownEvents`). Nothing of it is counted or recorded.
  */
 export async function warmUp(w: WarmUp): Promise<WarmedUp> {
   const t0 = performance.now();
   const endpoint = getEndpoint(w.endpointType, { responseField: w.responseField });
-  // Half the streams read an event at a time, as from a server pacing its tokens; the other half
-  // the whole body at once, as from one sending them as fast as it can.
-  const whole = [w.reads[0], concat(w.reads.slice(1))];
-  let opened = 0;
-  const transport = createHttp1Transport({
-    connections: STREAMS,
-    connect: () =>
-      Promise.resolve(new MemoryConn(opened++ % 2 === 0 ? w.reads : whole) as unknown as Deno.Conn),
-  });
-  const answers = warmAnswers(w.reads.length - 2);
-  let sent = 0;
-  let failed = 0;
-  let events = 0;
   const headers = { "content-type": "application/json" };
-  const stream = async () => {
-    while (sent < answers) {
-      sent++;
-      const r = await transport.send({
-        url: w.url,
-        headers,
-        body: w.body,
-        streaming: w.streaming,
-        endpoint,
-        timeoutMs: 0,
-      });
-      if (r.error !== null) failed++;
-      events += r.responsePerf.length;
-      recycleResult(r);
+  let failed = 0;
+  /**
+   * Reads `answers` answers over `STREAMS` connections, each answering with its own reads;
+   * resolves with the events timed.
+   */
+  const read = async (answers: number, readsOf: (conn: number) => Uint8Array[]) => {
+    let events = 0;
+    let opened = 0;
+    const transport = createHttp1Transport({
+      connections: STREAMS,
+      connect: () => Promise.resolve(new MemoryConn(readsOf(opened++)) as unknown as Deno.Conn),
+    });
+    let sent = 0;
+    const stream = async () => {
+      while (sent < answers) {
+        sent++;
+        const r = await transport.send({
+          url: w.url,
+          headers,
+          body: w.body,
+          streaming: w.streaming,
+          endpoint,
+          timeoutMs: 0,
+        });
+        if (r.error !== null) failed++;
+        events += r.responsePerf.length;
+        recycleResult(r);
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: STREAMS }, stream));
+    } finally {
+      transport.close();
     }
+    return events;
   };
   try {
-    await Promise.all(Array.from({ length: STREAMS }, stream));
+    // Half the streams read an event at a time, as from a server pacing its tokens; the other
+    // half the whole body at once, as from one sending them as fast as it can.
+    const whole = [w.reads[0], concat(w.reads.slice(1))];
+    const answers = warmAnswers(w.reads.length - 2);
+    const events = await read(answers, (conn) => conn % 2 === 0 ? w.reads : whole);
+    const short = shortAnswer(w.reads);
+    const shortAnswers = w.shortAnswers ?? 0;
+    if (shortAnswers > 0) await read(shortAnswers, () => short);
+    return { answers, events, shortAnswers, failed, ms: performance.now() - t0 };
   } finally {
-    transport.close();
     forgetKnownEvents();
   }
-  return { answers, events, failed, ms: performance.now() - t0 };
+}
+
+/** Records the main thread warms up with (`warmRecords`, `Results.warmUp`). */
+export const MAIN_WARM_RECORDS = 512;
+/** Records per batch, as a Worker sends them. */
+const WARM_BATCH = 128;
+
+/**
+ * Records of `count` answers to the conversation at `conversationIndex`, `events` timed events
+ * each (the first 50 ms after the start, then every 5 ms), as the main thread gets them from a
+ * Worker: packed in batches, then unpacked, a batch at a time. The main thread measures them
+ * before the run (`Results.warmUp`) so that the run's first records, which arrive all at once,
+ * are measured by compiled code.
+ */
+export function* warmRecords(
+  count: number,
+  events: number,
+  conversationIndex: number,
+  conversationId: string,
+): Generator<RequestRecord> {
+  const packer = new RecordPacker();
+  const outputText = tokensText(0, events);
+  const startNs = BigInt(Date.now()) * 1_000_000n;
+  const responseNs = new Float64Array(events);
+  for (let i = 0; i < count; i++) {
+    // A few microseconds apart from one record to the next, so that no column holds one value.
+    for (let k = 0; k < events; k++) responseNs[k] = 50e6 + 5e6 * k + 1000 * (i % 97);
+    const at = startNs + BigInt(i) * 1_000_000n;
+    packer.add({
+      phase: "profiling",
+      workerId: 0,
+      sessionNum: i,
+      conversationIndex,
+      conversationId,
+      turnIndex: 0,
+      requestId: crypto.randomUUID(),
+      correlationId: conversationId,
+      intendedStartNs: at,
+      startNs: at,
+      ackNs: 1e6,
+      endNs: responseNs[events - 1] + 1e5,
+      responseNs,
+      responseReasoning: null,
+      outputText,
+      reasoningText: "",
+      usage: { promptTokens: 5, completionTokens: events, totalTokens: 5 + events },
+      httpStatus: 200,
+      error: null,
+      cancelled: false,
+    });
+    if (packer.count === WARM_BATCH || i === count - 1) yield* unpackRecords(packer.take());
+  }
 }
