@@ -15,14 +15,8 @@ import { nowNs } from "../load/clock.ts";
 import { resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
-import {
-  MAIN_WARM_RECORDS,
-  SHORT_ANSWERS,
-  type WarmedUp,
-  warmRecords,
-  warmsPerRequest,
-  type WarmUp,
-} from "../load/warm.ts";
+import { SHORT_ANSWERS, type WarmedUp, warmsPerRequest, type WarmUp } from "../load/warm.ts";
+import { MAIN_WARM_RECORDS, warmRecords } from "../load/warm_records.ts";
 import { endpointPath } from "../endpoints/mod.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
 import { NO_LIMIT, planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
@@ -52,10 +46,10 @@ export interface RunInput {
 }
 
 /**
- * What the Workers warm up with (see `load/warm.ts`): the run's first request and the built-in
- * mock's answer to it, at the endpoint's own path, and short answers when `warmsPerRequest`;
- * none when the mock does not answer that request (a raw endpoint, a body it refuses) or there
- * is no request.
+ * What the Workers warm up with (see `load/warm.ts`): `first`, the run's first request, and the
+ * built-in mock's answer to it, at the endpoint's own path, and short answers when
+ * `warmsPerRequest`; none when the mock does not answer that request (a raw endpoint, a body it
+ * refuses).
  */
 async function warmUpOf(
   url: string,
@@ -63,11 +57,9 @@ async function warmUpOf(
   endpointType: string,
   responseField: string | undefined,
   streaming: boolean,
-  conversations: PlannedConversation[],
+  first: string,
   concurrency: number,
 ): Promise<WarmUp | undefined> {
-  const first = conversations.find((c) => c.bodies.length > 0)?.bodies[0];
-  if (first === undefined) return undefined;
   const body = new TextEncoder().encode(first);
   const { sampleAnswer } = await import("../mock/sample.ts");
   const answer = await sampleAnswer(endpointPath(endpoint, streaming), body);
@@ -223,21 +215,22 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const workers = poolSize(config, usesFixedSchedule(config, given, conversations), cores);
   const transport = resolveTransport(config.transport, target.url);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
-  const warm = transport === "http1"
+  // The run's first request (of the first conversation that has one) is what the warm-ups send.
+  const first = conversations.findIndex((c) => c.bodies.length > 0);
+  const warm = transport === "http1" && first >= 0
     ? await warmUpOf(
       target.url,
       endpoint,
       config.endpointType,
       responseField,
       streaming,
-      conversations,
+      conversations[first].bodies[0],
       config.concurrency,
     )
     : undefined;
-  // The main thread warms up first: it measures records like those to come, and V8's helper
-  // threads compile that code while the Workers start and warm up.
-  if (warm !== undefined && warmsPerRequest(config.concurrency)) {
-    const first = conversations.findIndex((c) => c.bodies.length > 0);
+  // With the Workers' short answers, the main thread warms up first: it measures records like
+  // those to come, and V8's helper threads compile that code while the Workers start and warm up.
+  if (warm?.shortAnswers) {
     Results.warmUp(
       resultsOptions,
       warmRecords(

@@ -5,8 +5,10 @@
  * runs (read, compiled, then compiled again for speed on helper threads), and the first answers
  * of a run often arrive together: without the warm-up, at 64 streams starting together, the worst
  * TTFT error among the first 64 was 0.5-2.3 ms (above 1.3 ms in five runs of seven), where later
- * waves' worst was mostly 0.4-1.1 ms (bench/README.md, "The first answers"). No request leaves
- * the process.
+ * waves' worst was mostly 0.4-1.1 ms (bench/README.md, "The first answers"). Up to
+ * `PER_REQUEST_WARM_MAX_STREAMS` streams it then reads short answers, for the code run once per
+ * request (and the main thread measures records like the run's: `warm_records.ts`). No request
+ * leaves the process.
  */
 
 import { createHttp1Transport } from "../transport/http1.ts";
@@ -14,9 +16,6 @@ import { recycleResult } from "../transport/send.ts";
 import { forgetKnownEvents } from "../transport/known_events.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
 import { concat } from "../transport/bytes.ts";
-import { RecordPacker, unpackRecords } from "./record_batch.ts";
-import type { RequestRecord } from "./record.ts";
-import { tokensText } from "../mock/tokens.ts";
 
 /** What a Worker warms up with: a request of the run and the answer it reads, again and again. */
 export interface WarmUp {
@@ -59,6 +58,8 @@ const STREAMS = 4;
  * function (`--trace-opt`).
  */
 export const SHORT_ANSWERS = 512;
+/** Events a short answer keeps of the sample's end (finish, usage, end of stream). */
+const SHORT_TAIL = 4;
 /**
  * Streams up to which the per-request code is warmed up (short answers, and the main thread's
  * `warmRecords`). Above, requests are many enough that it is compiled in the run's first second,
@@ -70,8 +71,6 @@ export const PER_REQUEST_WARM_MAX_STREAMS = 1024;
 export function warmsPerRequest(concurrency: number): boolean {
   return concurrency <= PER_REQUEST_WARM_MAX_STREAMS;
 }
-/** Events a short answer keeps of the sample's end (finish, usage, end of stream). */
-const SHORT_TAIL = 4;
 
 /**
  * A connection whose peer is memory: each request written is answered with `reads`, one read at
@@ -145,9 +144,9 @@ export function warmAnswers(events: number): number {
 }
 
 /**
- * The sample answer's reads cut to its head, its first two events (a chat answer's first
- * carries only the role) and its last {@link SHORT_TAIL} events and end: a streamed answer as short as it gets with everything a request's code reads
- * once. A whole body (two reads) stays as it is.
+ * The sample answer's reads cut to its head, its first two events (a chat answer's first carries
+ * only the role) and its last {@link SHORT_TAIL} events and end: a streamed answer as short as it
+ * gets with everything a request's code reads once. A whole body (two reads) stays as it is.
  */
 export function shortAnswer(reads: Uint8Array[]): Uint8Array[] {
   if (reads.length <= 4 + SHORT_TAIL) return reads;
@@ -157,8 +156,8 @@ export function shortAnswer(reads: Uint8Array[]): Uint8Array[] {
 /**
  * Sends `w`'s request and reads its answer from memory, `warmAnswers` times over `STREAMS`
  * streams, half of them reading it an event at a time, half all at once; then `w.shortAnswers`
- * short answers (`shortAnswer`); then forgets what the stream reader learned
- * of the sample's events (see `forgetKnownEvents`). Nothing of it is counted or recorded.
+ * short answers (`shortAnswer`); then forgets what the stream reader learned of the sample's
+ * events (see `forgetKnownEvents`). Nothing of it is counted or recorded.
  */
 export async function warmUp(w: WarmUp): Promise<WarmedUp> {
   const t0 = performance.now();
@@ -206,63 +205,13 @@ export async function warmUp(w: WarmUp): Promise<WarmedUp> {
     const whole = [w.reads[0], concat(w.reads.slice(1))];
     const answers = warmAnswers(w.reads.length - 2);
     const events = await read(answers, (conn) => conn % 2 === 0 ? w.reads : whole);
-    const short = shortAnswer(w.reads);
     const shortAnswers = w.shortAnswers ?? 0;
-    if (shortAnswers > 0) await read(shortAnswers, () => short);
+    if (shortAnswers > 0) {
+      const short = shortAnswer(w.reads);
+      await read(shortAnswers, () => short);
+    }
     return { answers, events, shortAnswers, failed, ms: performance.now() - t0 };
   } finally {
     forgetKnownEvents();
-  }
-}
-
-/** Records the main thread warms up with (`warmRecords`, `Results.warmUp`). */
-export const MAIN_WARM_RECORDS = 512;
-/** Records per batch, as a Worker sends them. */
-const WARM_BATCH = 128;
-
-/**
- * Records of `count` answers to the conversation at `conversationIndex`, `events` timed events
- * each (the first 50 ms after the start, then every 5 ms), as the main thread gets them from a
- * Worker: packed in batches, then unpacked, a batch at a time. The main thread measures them
- * before the run (`Results.warmUp`) so that the run's first records, which arrive all at once,
- * are measured by compiled code.
- */
-export function* warmRecords(
-  count: number,
-  events: number,
-  conversationIndex: number,
-  conversationId: string,
-): Generator<RequestRecord> {
-  const packer = new RecordPacker();
-  const outputText = tokensText(0, events);
-  const startNs = BigInt(Date.now()) * 1_000_000n;
-  const responseNs = new Float64Array(events);
-  for (let i = 0; i < count; i++) {
-    // A few microseconds apart from one record to the next, so that no column holds one value.
-    for (let k = 0; k < events; k++) responseNs[k] = 50e6 + 5e6 * k + 1000 * (i % 97);
-    const at = startNs + BigInt(i) * 1_000_000n;
-    packer.add({
-      phase: "profiling",
-      workerId: 0,
-      sessionNum: i,
-      conversationIndex,
-      conversationId,
-      turnIndex: 0,
-      requestId: crypto.randomUUID(),
-      correlationId: conversationId,
-      intendedStartNs: at,
-      startNs: at,
-      ackNs: 1e6,
-      endNs: responseNs[events - 1] + 1e5,
-      responseNs,
-      responseReasoning: null,
-      outputText,
-      reasoningText: "",
-      usage: { promptTokens: 5, completionTokens: events, totalTokens: 5 + events },
-      httpStatus: 200,
-      error: null,
-      cancelled: false,
-    });
-    if (packer.count === WARM_BATCH || i === count - 1) yield* unpackRecords(packer.take());
   }
 }

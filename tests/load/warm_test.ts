@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import {
-  MAIN_WARM_RECORDS,
   MemoryConn,
   PER_REQUEST_WARM_MAX_STREAMS,
   SHORT_ANSWERS,
   shortAnswer,
   warmAnswers,
-  warmRecords,
   warmsPerRequest,
   type WarmUp,
   warmUp,
 } from "../../src/load/warm.ts";
+import { MAIN_WARM_RECORDS, warmRecords } from "../../src/load/warm_records.ts";
 import { Results } from "../../src/cli/results.ts";
 import { RecordWriter } from "../../src/export/record_writer.ts";
 import { computeRecordValues } from "../../src/metrics/record_metrics.ts";
