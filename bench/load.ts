@@ -55,7 +55,9 @@
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
  * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http auto|direct|deno
  * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above), --pin (the
- * mock on the last core, the clients on the others, with `taskset`). Needs
+ * mock on the last core, the clients on the others, with `taskset`), --mock-sched normal|idle (the
+ * mock's Linux scheduling policy; idle, with `chrt`: a client woken by the mock never waits behind
+ * it, which suits the light paced points only: a busy mock under it is starved). Needs
  * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -82,6 +84,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     "mock-http": { type: "string", default: "auto" },
     pin: { type: "boolean", default: false },
+    "mock-sched": { type: "string", default: "normal" },
   },
 });
 
@@ -100,6 +103,16 @@ const MOCK_HTTP = ["auto", "direct", "deno"] as const;
 const mockHttp: (typeof MOCK_HTTP)[number] = MOCK_HTTP.find((k) => k === values["mock-http"]) ??
   (() => {
     throw new Error(`--mock-http: expected auto, direct or deno, got "${values["mock-http"]}"`);
+  })();
+const MOCK_SCHED = ["normal", "idle"] as const;
+/**
+ * `--mock-sched idle`: the mock under Linux's idle scheduling policy (`chrt --idle 0`), so that a
+ * client woken by the mock's write is never queued behind the mock on a core; "normal": the
+ * default policy, the mock and the client sharing the cores as equals.
+ */
+const mockSched: (typeof MOCK_SCHED)[number] = MOCK_SCHED.find((k) => k === values["mock-sched"]) ??
+  (() => {
+    throw new Error(`--mock-sched: expected normal or idle, got "${values["mock-sched"]}"`);
   })();
 /** Above this many streams, `--mock-http auto` runs the mock on `Deno.serve`. */
 const DIRECT_MOCK_MAX_STREAMS = 512;
@@ -386,7 +399,7 @@ async function startMock(p: Point, timingLog: string) {
     String(itlMs),
     "--timing-log",
     timingLog,
-  ], { cpus: PIN?.mock });
+  ], { cpus: PIN?.mock, idle: mockSched === "idle" });
   return { ...mock, timing: new TimingLogTail(timingLog) };
 }
 
@@ -833,6 +846,8 @@ async function main(): Promise<void> {
           values["workers-max"] ?? "default"
         }; ${navigator.hardwareConcurrency} cores${
           PIN ? ` (--pin: the mock on CPU ${PIN.mock}, the clients on ${PIN.client})` : ""
+        }; the mock's scheduling policy ${
+          mockSched === "idle" ? "idle (chrt --idle 0)" : "normal"
         }\n`,
     );
     await first.stop();

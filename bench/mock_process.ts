@@ -11,6 +11,8 @@ const MAIN = join(import.meta.dirname!, "..", "main.ts");
 export interface MockProcess {
   /** Its base URL (`http://127.0.0.1:<port>`). */
   url: string;
+  /** Its process id. */
+  pid: number;
   /**
    * The CPU seconds (user and system) it has used so far, from `/proc`; null where there is no
    * `/proc` to read, or without every permission (Deno reads `/proc/<pid>` files only with `-A`,
@@ -20,19 +22,34 @@ export interface MockProcess {
   stop(): Promise<void>;
 }
 
-/** Clock ticks per second of `/proc/<pid>/stat`'s times (USER_HZ, 100 on Linux). */
-const TICKS = 100;
-
-/** CPU seconds used by process `pid` (`/proc/<pid>/stat` utime + stime); null if unreadable. */
-export function processCpuSeconds(pid: number): number | null {
+/** The fields of `/proc/<pid>/stat` from field 3 (state) on; null if unreadable. */
+function statFields(pid: number): string[] | null {
   let stat: string;
   try {
     stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   } catch {
     return null;
   }
-  // Fields after the command name (which may hold spaces), from field 3 (state).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the command name, which may hold spaces.
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * The Linux scheduling policy of process `pid`'s main thread (`/proc/<pid>/stat` field 41: 0
+ * normal, 3 batch, 5 idle); null if unreadable.
+ */
+export function schedulingPolicy(pid: number): number | null {
+  const policy = Number(statFields(pid)?.[38]);
+  return Number.isInteger(policy) ? policy : null;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/** CPU seconds used by process `pid` (`/proc/<pid>/stat` utime + stime); null if unreadable. */
+export function processCpuSeconds(pid: number): number | null {
+  const fields = statFields(pid);
+  if (fields === null) return null;
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return Number.isFinite(utime) && Number.isFinite(stime) ? (utime + stime) / TICKS : null;
@@ -40,17 +57,27 @@ export function processCpuSeconds(pid: number): number | null {
 
 /**
  * Starts `reprise mock-server --port 0` with `args` (its other flags), on the CPUs `opts.cpus`
- * (a `taskset -c` list) when given; resolves with its URL once it listens.
+ * (a `taskset -c` list) when given, and under Linux's idle scheduling policy with `opts.idle`
+ * (`chrt --idle 0`: it then runs only when no other thread of the machine wants the CPU, as a
+ * server on its own hardware takes none from the client); resolves with its URL once it listens.
  */
 export async function startMockProcess(
   args: string[],
-  opts: { cpus?: string } = {},
+  opts: { cpus?: string; idle?: boolean } = {},
 ): Promise<MockProcess> {
-  const command = [Deno.execPath(), "run", "-A", MAIN, "mock-server", "--port", "0", ...args];
-  // `taskset` executes the mock in its own process: the child's pid is the mock's.
-  const [program, ...rest] = opts.cpus === undefined
-    ? command
-    : ["taskset", "-c", opts.cpus, ...command];
+  // `taskset` and `chrt` execute the mock in their own process: the child's pid is the mock's.
+  const [program, ...rest] = [
+    ...(opts.cpus === undefined ? [] : ["taskset", "-c", opts.cpus]),
+    ...(opts.idle ? ["chrt", "--idle", "0"] : []),
+    Deno.execPath(),
+    "run",
+    "-A",
+    MAIN,
+    "mock-server",
+    "--port",
+    "0",
+    ...args,
+  ];
   const child = new Deno.Command(program, {
     args: rest,
     stdout: "null",
@@ -71,6 +98,7 @@ export async function startMockProcess(
   })().catch(() => {});
   return {
     url: /http:\/\/[\d.]+:\d+/.exec(text)![0],
+    pid: child.pid,
     cpuSeconds: () => processCpuSeconds(child.pid),
     async stop() {
       child.kill("SIGTERM");

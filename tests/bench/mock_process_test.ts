@@ -47,3 +47,39 @@ Deno.test("processCpuSeconds: null for a process that does not exist", async () 
   // Above the largest pid Linux hands out (2^22).
   assert.equal(await withAll(`console.log(String(processCpuSeconds(2 ** 23)));`), "null");
 });
+
+/** Whether `chrt` (util-linux) can be run here. */
+function hasChrt(): boolean {
+  try {
+    return new Deno.Command("chrt", { args: ["--help"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "startMockProcess: idle runs the mock under the idle scheduling policy, and it answers",
+  ignore: Deno.build.os !== "linux" || !hasChrt(),
+  async fn() {
+    const policies = JSON.parse(
+      await withAll(`
+        import { schedulingPolicy, startMockProcess } from "${MODULE}";
+        const out = [];
+        for (const idle of [true, false]) {
+          const mock = await startMockProcess([], { idle });
+          try {
+            const res = await fetch(mock.url + "/v1/models");
+            await res.body?.cancel();
+            out.push([schedulingPolicy(mock.pid), res.status]);
+          } finally {
+            await mock.stop();
+          }
+        }
+        console.log(JSON.stringify(out));
+      `),
+    );
+    // 5: SCHED_IDLE; 0: SCHED_OTHER, the default.
+    assert.deepEqual(policies, [[5, 200], [0, 200]]);
+  },
+});
