@@ -55,9 +55,10 @@
  * --workers-max N (default: not passed, so reprise picks its Workers as for any user),
  * --only c=64|512,tok=256 (filter; `|` separates the values kept), --mock-http auto|direct|deno
  * (the mock's HTTP server; auto, the default: direct up to 512 streams, deno above), --pin (the
- * mock on the last core, the clients on the others, with `taskset`), --mock-sched normal|idle (the
- * mock's Linux scheduling policy; idle, with `chrt`: a client woken by the mock never waits behind
- * it, which suits the light paced points only: a busy mock under it is starved). Needs
+ * mock on the last core, the clients on the others, with `taskset`), --mock-sched auto|normal|idle
+ * (the mock's Linux scheduling policy; idle, with `chrt`: a client woken by the mock never waits
+ * behind it, but a busy mock is starved; auto, the default: idle at the paced points of up to 64
+ * streams, normal elsewhere). Needs
  * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -84,7 +85,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     "mock-http": { type: "string", default: "auto" },
     pin: { type: "boolean", default: false },
-    "mock-sched": { type: "string", default: "normal" },
+    "mock-sched": { type: "string", default: "auto" },
   },
 });
 
@@ -104,16 +105,39 @@ const mockHttp: (typeof MOCK_HTTP)[number] = MOCK_HTTP.find((k) => k === values[
   (() => {
     throw new Error(`--mock-http: expected auto, direct or deno, got "${values["mock-http"]}"`);
   })();
-const MOCK_SCHED = ["normal", "idle"] as const;
+const MOCK_SCHED = ["auto", "normal", "idle"] as const;
 /**
- * `--mock-sched idle`: the mock under Linux's idle scheduling policy (`chrt --idle 0`), so that a
- * client woken by the mock's write is never queued behind the mock on a core; "normal": the
- * default policy, the mock and the client sharing the cores as equals.
+ * `--mock-sched`: the mock's Linux scheduling policy. "idle" (`chrt --idle 0`): the mock runs only
+ * when no other thread wants a core, so a client woken by its write never waits behind it, as
+ * with a server on hardware of its own; a busy mock is starved under it. "normal": the mock and
+ * the client share the cores as equals. "auto" (the default): idle at the paced points of up to
+ * {@link IDLE_MOCK_MAX_STREAMS} streams, where the mock needs about half a core, normal wherever
+ * it is the bottleneck; normal everywhere without `chrt`.
  */
 const mockSched: (typeof MOCK_SCHED)[number] = MOCK_SCHED.find((k) => k === values["mock-sched"]) ??
   (() => {
-    throw new Error(`--mock-sched: expected normal or idle, got "${values["mock-sched"]}"`);
+    throw new Error(`--mock-sched: expected auto, normal or idle, got "${values["mock-sched"]}"`);
   })();
+/** Paced points of up to this many streams run an idle mock under `--mock-sched auto`. */
+const IDLE_MOCK_MAX_STREAMS = 64;
+
+/** Whether `chrt` (util-linux) runs here. */
+function hasChrt(): boolean {
+  try {
+    return new Deno.Command("chrt", { args: ["--help"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+const CHRT = mockSched === "auto" && hasChrt();
+
+/** The mock's scheduling policy at point `p`. */
+function mockSchedAt(p: Point): "normal" | "idle" {
+  if (mockSched !== "auto") return mockSched;
+  return CHRT && p.ttftMs > 0 && p.concurrency <= IDLE_MOCK_MAX_STREAMS ? "idle" : "normal";
+}
+
 /** Above this many streams, `--mock-http auto` runs the mock on `Deno.serve`. */
 const DIRECT_MOCK_MAX_STREAMS = 512;
 
@@ -174,6 +198,8 @@ interface Measured {
    * per event then rises.
    */
   mockUsPerRequest?: number;
+  /** The mock's scheduling policy at this point (`--mock-sched`). */
+  mockSched?: "normal" | "idle";
   /** Which of the point's `--repeat` runs this was, from 0. */
   run?: number;
   /**
@@ -224,7 +250,7 @@ async function measure(
   run: (requests: number, timing: boolean) => Promise<Measured>,
   requests: number,
   short: number,
-  mock: { cpuSeconds(): number | null },
+  mock: { cpuSeconds(): number | null; sched: "normal" | "idle" },
 ): Promise<Measured> {
   const before = short > 0 ? await run(short, false) : undefined;
   const mockBefore = mock.cpuSeconds();
@@ -233,6 +259,7 @@ async function measure(
   if (mockBefore !== null && mockAfter !== null && m.requests > 0) {
     m.mockUsPerRequest = ((mockAfter - mockBefore) * 1e6) / m.requests;
   }
+  m.mockSched = mock.sched;
   return before ? marginal(before, m) : m;
 }
 
@@ -399,8 +426,8 @@ async function startMock(p: Point, timingLog: string) {
     String(itlMs),
     "--timing-log",
     timingLog,
-  ], { cpus: PIN?.mock, idle: mockSched === "idle" });
-  return { ...mock, timing: new TimingLogTail(timingLog) };
+  ], { cpus: PIN?.mock, idle: mockSchedAt(p) === "idle" });
+  return { ...mock, sched: mockSchedAt(p), timing: new TimingLogTail(timingLog) };
 }
 
 /**
@@ -847,7 +874,13 @@ async function main(): Promise<void> {
         }; ${navigator.hardwareConcurrency} cores${
           PIN ? ` (--pin: the mock on CPU ${PIN.mock}, the clients on ${PIN.client})` : ""
         }; the mock's scheduling policy ${
-          mockSched === "idle" ? "idle (chrt --idle 0)" : "normal"
+          mockSched === "auto"
+            ? CHRT
+              ? `idle (chrt --idle 0) at the paced points of up to ${IDLE_MOCK_MAX_STREAMS} streams, normal elsewhere`
+              : "normal (no chrt here)"
+            : mockSched === "idle"
+            ? "idle (chrt --idle 0)"
+            : "normal"
         }\n`,
     );
     await first.stop();
