@@ -67,7 +67,7 @@ import { join } from "node:path";
 import { percentileLinear } from "../src/metrics/stats.ts";
 import { forEachLine } from "../src/dataset/lines.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
-import { startMockProcess } from "./mock_process.ts";
+import { hasChrt, startMockProcess } from "./mock_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -121,15 +121,6 @@ const mockSched: (typeof MOCK_SCHED)[number] = MOCK_SCHED.find((k) => k === valu
 /** Paced points of up to this many streams run an idle mock under `--mock-sched auto`. */
 const IDLE_MOCK_MAX_STREAMS = 64;
 
-/** Whether `chrt` (util-linux) runs here. */
-function hasChrt(): boolean {
-  try {
-    return new Deno.Command("chrt", { args: ["--help"], stdout: "null", stderr: "null" })
-      .outputSync().success;
-  } catch {
-    return false;
-  }
-}
 const CHRT = mockSched === "auto" && hasChrt();
 
 /** The mock's scheduling policy at point `p`. */
@@ -417,6 +408,7 @@ class TimingLogTail {
  */
 async function startMock(p: Point, timingLog: string) {
   const { ttftMs, itlMs } = p;
+  const sched = mockSchedAt(p);
   const mock = await startMockProcess([
     "--http",
     mockHttpAt(p.concurrency),
@@ -426,8 +418,8 @@ async function startMock(p: Point, timingLog: string) {
     String(itlMs),
     "--timing-log",
     timingLog,
-  ], { cpus: PIN?.mock, idle: mockSchedAt(p) === "idle" });
-  return { ...mock, sched: mockSchedAt(p), timing: new TimingLogTail(timingLog) };
+  ], { cpus: PIN?.mock, idle: sched === "idle" });
+  return { ...mock, sched, timing: new TimingLogTail(timingLog) };
 }
 
 /**

@@ -43,6 +43,16 @@ export function schedulingPolicy(pid: number): number | null {
   return Number.isInteger(policy) ? policy : null;
 }
 
+/** Whether `chrt` (util-linux), which `startMockProcess` runs for `idle`, runs here. */
+export function hasChrt(): boolean {
+  try {
+    return new Deno.Command("chrt", { args: ["--help"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
 /** Clock ticks per second of `/proc/<pid>/stat`'s times (USER_HZ, 100 on Linux). */
 const TICKS = 100;
 

@@ -1,5 +1,6 @@
 /** What the load bench reads of the mock server's process. */
 import assert from "node:assert/strict";
+import { hasChrt } from "../../bench/mock_process.ts";
 
 const MODULE = new URL("../../bench/mock_process.ts", import.meta.url).href;
 
@@ -47,16 +48,6 @@ Deno.test("processCpuSeconds: null for a process that does not exist", async () 
   // Above the largest pid Linux hands out (2^22).
   assert.equal(await withAll(`console.log(String(processCpuSeconds(2 ** 23)));`), "null");
 });
-
-/** Whether `chrt` (util-linux) can be run here. */
-function hasChrt(): boolean {
-  try {
-    return new Deno.Command("chrt", { args: ["--help"], stdout: "null", stderr: "null" })
-      .outputSync().success;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test({
   name: "startMockProcess: idle runs the mock under the idle scheduling policy, and it answers",
