@@ -38,8 +38,10 @@ export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--a
 
 /**
  * V8 settings baked into the binary, measured with `deno task bench:load` and the same CPU:
- * - a young generation of 8 MiB semi-spaces (V8 picks up to 16) for each of the three isolates:
- *   peak RSS at 64 streams fell from about 395 to 295 MB;
+ * - a young generation of 4 MiB semi-spaces (V8 picks up to 16) for each of the three isolates:
+ *   peak RSS at 64 streams fell from about 395 to 295 MB with 8 MiB; 4 MiB took another 20-30 MB
+ *   off the 4,096-stream points (the main thread's isolate, which holds little, had filled its
+ *   two 8 MiB semi-spaces as the Workers had), for no CPU measurable at 64, 512 or 4,096 streams;
  * - an old generation allowed to grow by half between full collections (V8 lets it grow up to
  *   4×): long streams outlive young collections, so a Worker's old generation fills with finished
  *   requests; peak RSS at 4,096 streams fell from 541–575 MB to 440 MB with growth of 100%, and
@@ -47,7 +49,7 @@ export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--a
  *   measurable at 512 streams of the zero-delay mock).
  * (Flags cannot reach a Worker's isolate from code: they are read when the process starts.)
  */
-export const V8_FLAGS = "--max-semi-space-size=8,--heap-growing-percent=50";
+export const V8_FLAGS = "--max-semi-space-size=4,--heap-growing-percent=50";
 
 /** The binary's file name for `target`. */
 export function binaryName(version: string, target: string): string {

@@ -40,6 +40,14 @@ Deno.test("compile arguments include the Worker module and name target and outpu
   assert.ok(args.indexOf(`--v8-flags=${V8_FLAGS}`) < args.indexOf("main.ts"));
 });
 
+Deno.test("the demo task and the README run a checkout with the binaries' V8 settings", async () => {
+  const root = join(import.meta.dirname!, "..", "..");
+  const tasks = JSON.parse(await Deno.readTextFile(join(root, "deno.json"))).tasks;
+  assert.ok(tasks.demo.includes(`--v8-flags=${V8_FLAGS} `), tasks.demo);
+  const readme = await Deno.readTextFile(join(root, "README.md"));
+  assert.ok(readme.includes(`--v8-flags=${V8_FLAGS}\``), "README.md names other V8 flags");
+});
+
 Deno.test("a runtime download failure is told from other compile errors", () => {
   assert.ok(isDownloadFailure(
     "error: Writing deno compile executable\nCaused by:\n    0: Setting up base binary.\n    1: error sending request for url (https://dl.deno.land/release/v2.9.6/denort-aarch64-unknown-linux-gnu.zip): dns error",
