@@ -41,7 +41,9 @@ export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--a
  * - a young generation of 4 MiB semi-spaces (V8 picks up to 16) for each of the three isolates:
  *   peak RSS at 64 streams fell from about 395 to 295 MB with 8 MiB; 4 MiB took another 20-30 MB
  *   off the 4,096-stream points (the main thread's isolate, which holds little, had filled its
- *   two 8 MiB semi-spaces as the Workers had), for no CPU measurable at 64, 512 or 4,096 streams;
+ *   two 8 MiB semi-spaces as the Workers had), for about 12% more CPU per request at 512 streams
+ *   of 256-token answers sent at once (more young collections), none measurable at 64 x 16,
+ *   512 x 16 or 4,096 x 256;
  * - an old generation allowed to grow by half between full collections (V8 lets it grow up to
  *   4×): long streams outlive young collections, so a Worker's old generation fills with finished
  *   requests; peak RSS at 4,096 streams fell from 541–575 MB to 440 MB with growth of 100%, and
