@@ -9,7 +9,6 @@ import type { RequestRecord } from "./record.ts";
 import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";
 import { unpackRecords } from "./record_batch.ts";
-import { deliverGivingWay } from "./give_way.ts";
 import { nowNs } from "./clock.ts";
 import type { WarmedUp, WarmUp } from "./warm.ts";
 
@@ -129,8 +128,7 @@ export class WorkerPool {
       const s = this.states[msg.workerId];
       s.requests += msg.batch.count;
       s.errors += msg.batch.errors.length;
-      // A few records at a time, sleeping now and then: see give_way.ts.
-      deliverGivingWay(unpackRecords(msg.batch), this.#onRecords);
+      this.#onRecords(unpackRecords(msg.batch));
     } else if (msg.type === "clock") {
       this.#clockReplies.get(msg.workerId)?.(msg.ns);
       this.#clockReplies.delete(msg.workerId);
