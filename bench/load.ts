@@ -38,8 +38,9 @@
  * Each point gets a mock server of its own (a mock that has served a long point holds more memory
  * and may answer more slowly). With `--repeat N` every client runs N times at each point, the
  * baseline and reprise alternating, so that a slow spell of the machine falls on both: the row
- * printed is each client's median run (by CPU per event), and a line under it gives the spread of
- * the N runs and the median of the N ratios of a reprise run to the baseline run beside it.
+ * printed is each client's median run (by CPU per event) with the medians of the N runs' timing
+ * errors (TTFT and ITL, p50 and p99 each), and a line under it gives the spread of the N runs and
+ * the median of the N ratios of a reprise run to the baseline run beside it.
  *
  * The mock's own CPU per request during each client's run is noted too (`mockUsPerRequest`, from
  * /proc on Linux; "mock … µs/req" under the rows). On two cores the mock is the bottleneck at the
@@ -766,6 +767,26 @@ function medianRun(ms: Measured[]): Measured {
   return sorted[(sorted.length - 1) >> 1];
 }
 
+/** Each percentile's median over the runs that have it (undefined when none has). */
+function medianPercentiles(ps: (Percentiles | undefined)[]): Percentiles | undefined {
+  const have = ps.filter((p): p is Percentiles => p !== undefined);
+  if (have.length === 0) return undefined;
+  return { p50: median(have.map((p) => p.p50)), p99: median(have.map((p) => p.p99)) };
+}
+
+/**
+ * The row of a `--repeat` point: the median run by CPU per event, with the timing errors the
+ * medians of the runs' (each percentile on its own): the run in the middle by CPU may be any of
+ * them by its TTFT tail.
+ */
+function medianRow(ms: Measured[]): Measured {
+  return {
+    ...medianRun(ms),
+    ttftVsServerMs: medianPercentiles(ms.map((m) => m.ttftVsServerMs)),
+    itlVsServerMs: medianPercentiles(ms.map((m) => m.itlVsServerMs)),
+  };
+}
+
 /** The median of `xs` (the mean of the two middle values for an even count). */
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -789,7 +810,7 @@ function spread(ms: Measured[]): string {
     `RSS ${range(ms.map((m) => m.peakRssMb), 0)} MB`;
   const mockUs = ms.flatMap((m) => m.mockUsPerRequest === undefined ? [] : [m.mockUsPerRequest]);
   if (mockUs.length > 0) out += `, mock ${range(mockUs, 0)} µs/req`;
-  // The row is the median run by CPU per event; its TTFT error is not the runs' median.
+  // The row's timing errors are the runs' medians; here is their range.
   const ttft = ms.flatMap((m) => m.ttftVsServerMs ? [m.ttftVsServerMs] : []);
   if (ttft.length > 0) {
     out += `, TTFT err p50 ${range(ttft.map((t) => t.p50), 2)} ms, p99 ${
@@ -954,11 +975,11 @@ async function main(): Promise<void> {
           }
         }
         if (repeat > 1) {
-          const base = bases.length > 0 ? medianRun(bases) : undefined;
+          const base = bases.length > 0 ? medianRow(bases) : undefined;
           if (base) console.log(row(base) + "\n" + spread(bases));
           for (const t of transports) {
             const ms = runs.get(t)!;
-            if (ms.length > 0) console.log(row(medianRun(ms), base) + "\n" + spread(ms));
+            if (ms.length > 0) console.log(row(medianRow(ms), base) + "\n" + spread(ms));
           }
         }
       } finally {
