@@ -68,7 +68,7 @@ import { join } from "node:path";
 import { percentileLinear } from "../src/metrics/stats.ts";
 import { forEachLine } from "../src/dataset/lines.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
-import { hasChrt, startMockProcess } from "./mock_process.ts";
+import { hasChrt, machineTicks, startMockProcess, stealShare } from "./mock_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -190,6 +190,12 @@ interface Measured {
    * per event then rises.
    */
   mockUsPerRequest?: number;
+  /**
+   * The host's steal during this run (the longer one), as a share of the machine's CPU time from
+   * /proc/stat: on a virtual machine, the time its vCPUs were ready and the host ran something
+   * else. A vCPU taken away for milliseconds stamps its reads that much late, whatever the client.
+   */
+  stealShare?: number;
   /** The mock's scheduling policy at this point (`--mock-sched`). */
   mockSched?: "normal" | "idle";
   /** Which of the point's `--repeat` runs this was, from 0. */
@@ -246,11 +252,14 @@ async function measure(
 ): Promise<Measured> {
   const before = short > 0 ? await run(short, false) : undefined;
   const mockBefore = mock.cpuSeconds();
+  const ticksBefore = machineTicks();
   const m = await run(requests, true);
+  const steal = stealShare(ticksBefore, machineTicks());
   const mockAfter = mock.cpuSeconds();
   if (mockBefore !== null && mockAfter !== null && m.requests > 0) {
     m.mockUsPerRequest = ((mockAfter - mockBefore) * 1e6) / m.requests;
   }
+  if (steal !== null) m.stealShare = steal;
   m.mockSched = mock.sched;
   return before ? marginal(before, m) : m;
 }
@@ -796,10 +805,11 @@ function median(xs: number[]): number {
 
 /** The mock's CPU per request serving `m`'s client (and `base`'s), for the line under a row. */
 function mockNote(m: Measured, base?: Measured): string {
-  if (m.mockUsPerRequest === undefined) return "";
+  const steal = m.stealShare === undefined ? "" : `; host steal ${fmt(100 * m.stealShare, 1)}%`;
+  if (m.mockUsPerRequest === undefined) return steal;
   const beside = base?.mockUsPerRequest;
   return `; mock ${fmt(m.mockUsPerRequest, 0)} µs/req` +
-    (beside === undefined ? "" : ` (${fmt(beside, 0)} serving the baseline)`);
+    (beside === undefined ? "" : ` (${fmt(beside, 0)} serving the baseline)`) + steal;
 }
 
 /** The line under a `--repeat` row: the runs' spread and, for reprise, the ratios per pair. */
@@ -810,6 +820,8 @@ function spread(ms: Measured[]): string {
     `RSS ${range(ms.map((m) => m.peakRssMb), 0)} MB`;
   const mockUs = ms.flatMap((m) => m.mockUsPerRequest === undefined ? [] : [m.mockUsPerRequest]);
   if (mockUs.length > 0) out += `, mock ${range(mockUs, 0)} µs/req`;
+  const steals = ms.flatMap((m) => m.stealShare === undefined ? [] : [100 * m.stealShare]);
+  if (steals.length > 0) out += `, host steal ${range(steals, 1)}%`;
   // The row's timing errors are the runs' medians; here is their range.
   const ttft = ms.flatMap((m) => m.ttftVsServerMs ? [m.ttftVsServerMs] : []);
   if (ttft.length > 0) {

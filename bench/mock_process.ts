@@ -65,6 +65,38 @@ export function processCpuSeconds(pid: number): number | null {
   return Number.isFinite(utime) && Number.isFinite(stime) ? (utime + stime) / TICKS : null;
 }
 
+/** The machine's CPU time so far, in USER_HZ ticks: all of it, and what the host stole. */
+export interface MachineTicks {
+  total: number;
+  steal: number;
+}
+
+/**
+ * `/proc/stat`'s first line, summed (user, nice, system, idle, iowait, irq, softirq, steal), and
+ * its steal: on a virtual machine, the time its vCPUs wanted to run and the host ran something
+ * else. Null where there is no /proc/stat.
+ */
+export function machineTicks(): MachineTicks | null {
+  let line: string;
+  try {
+    line = Deno.readTextFileSync("/proc/stat").split("\n", 1)[0];
+  } catch {
+    return null;
+  }
+  const f = line.trim().split(/\s+/);
+  if (f[0] !== "cpu" || f.length < 9) return null;
+  const n = f.slice(1, 9).map(Number);
+  if (n.some((x) => !Number.isFinite(x))) return null;
+  return { total: n.reduce((a, b) => a + b, 0), steal: n[7] };
+}
+
+/** The host's steal between two readings, as a share of the machine's CPU time (0-1). */
+export function stealShare(before: MachineTicks | null, after: MachineTicks | null): number | null {
+  if (before === null || after === null) return null;
+  const total = after.total - before.total;
+  return total > 0 ? (after.steal - before.steal) / total : null;
+}
+
 /**
  * Starts `reprise mock-server --port 0` with `args` (its other flags), on the CPUs `opts.cpus`
  * (a `taskset -c` list) when given, and under Linux's idle scheduling policy with `opts.idle`

@@ -1,11 +1,11 @@
 /** What the load bench reads of the mock server's process. */
 import assert from "node:assert/strict";
-import { hasChrt } from "../../bench/mock_process.ts";
+import { hasChrt, stealShare } from "../../bench/mock_process.ts";
 
 const MODULE = new URL("../../bench/mock_process.ts", import.meta.url).href;
 
 /**
- * Runs `code` with `processCpuSeconds` in scope in a process of its own with every permission, as
+ * Runs `code` with `processCpuSeconds`, `machineTicks` and `stealShare` in scope in a process of its own with every permission, as
  * the bench runs (Deno reads another process's /proc files only with all of them); returns what
  * it prints.
  */
@@ -15,7 +15,7 @@ async function withAll(code: string): Promise<string> {
       "eval",
       "-A",
       "--no-config",
-      `import { processCpuSeconds } from "${MODULE}";\n${code}`,
+      `import { machineTicks, processCpuSeconds, stealShare } from "${MODULE}";\n${code}`,
     ],
     stdout: "piped",
     stderr: "piped",
@@ -72,5 +72,31 @@ Deno.test({
     );
     // 5: SCHED_IDLE; 0: SCHED_OTHER, the default.
     assert.deepEqual(policies, [[5, 200], [0, 200]]);
+  },
+});
+
+Deno.test("stealShare: the host's steal as a share of the machine's time between two readings", () => {
+  assert.equal(stealShare({ total: 1000, steal: 10 }, { total: 1400, steal: 30 }), 0.05);
+  assert.equal(stealShare({ total: 1000, steal: 10 }, { total: 1000, steal: 10 }), null);
+  assert.equal(stealShare(null, { total: 1, steal: 0 }), null);
+});
+
+Deno.test({
+  name: "machineTicks: /proc/stat's time grows, and its steal is part of it",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const [before, after, share] = JSON.parse(
+      await withAll(`
+        const before = machineTicks();
+        // Two ticks of USER_HZ at least, on every CPU.
+        await new Promise((r) => setTimeout(r, 50));
+        const after = machineTicks();
+        console.log(JSON.stringify([before, after, stealShare(before, after)]));
+      `),
+    );
+    assert.ok(before !== null && after !== null);
+    assert.ok(after.total > before.total, `${before.total} -> ${after.total}`);
+    assert.ok(after.steal >= before.steal && after.steal <= after.total);
+    assert.ok(share >= 0 && share <= 1, String(share));
   },
 });
