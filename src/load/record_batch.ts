@@ -16,15 +16,6 @@ import type { Phase, RecordError, RequestRecord, Usage } from "./record.ts";
  */
 export const BATCH_SIZE = 128;
 
-/**
- * Numbers per message, at most (or one record's, when a record alone has more): a batch of long
- * answers leaves before it has `BATCH_SIZE` records. The main thread measures a batch in one go,
- * and the kernel may run it on the core of a Worker that has a read to stamp, which then waits:
- * 64 records of 256 tokens took it 3-5 ms. 5,120 numbers hold 128 records of up to 21 chunks (19
- * fixed numbers and a time per chunk each), or 18 of 256 chunks.
- */
-export const BATCH_NUMBERS = 5120;
-
 /** Every `Usage` field, in the order they are packed (the compiler checks none is missing). */
 const USAGE_FIELDS = Object.keys(
   {
@@ -94,16 +85,6 @@ export class RecordPacker {
   /** Records packed since the last `take`. */
   get count(): number {
     return this.#count;
-  }
-
-  /** Numbers packed since the last `take`: the records' fixed fields and response times. */
-  get size(): number {
-    return this.#used;
-  }
-
-  /** Whether the batch should leave now: `BATCH_SIZE` records, or `BATCH_NUMBERS` numbers. */
-  get full(): boolean {
-    return this.#count >= BATCH_SIZE || this.#used >= BATCH_NUMBERS;
   }
 
   add(rec: RequestRecord): void {

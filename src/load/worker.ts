@@ -8,15 +8,12 @@
 import type { FromWorker, ToWorker } from "./plan.ts";
 import type { WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "./record.ts";
-import { batchTransfer, RecordPacker } from "./record_batch.ts";
+import { BATCH_SIZE, batchTransfer, RecordPacker } from "./record_batch.ts";
 import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "./clock.ts";
 import { warmUp } from "./warm.ts";
 
-/**
- * A batch leaves this long after its first record, when it has not filled (`BATCH_SIZE` records
- * or `BATCH_NUMBERS` numbers).
- */
+/** A batch leaves this long after its first record, when it has not filled (`BATCH_SIZE`). */
 const FLUSH_MS = 20;
 
 let workerId = -1;
@@ -40,7 +37,7 @@ function flush(): void {
 
 function sink(record: RequestRecord): void {
   packer.add(record);
-  if (packer.full) flush();
+  if (packer.count >= BATCH_SIZE) flush();
   else if (timer === undefined) timer = setTimeout(flush, FLUSH_MS);
 }
 

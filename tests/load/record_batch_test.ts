@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import type { RequestRecord } from "../../src/load/record.ts";
 import {
-  BATCH_NUMBERS,
-  BATCH_SIZE,
   batchTransfer,
   type RecordBatch,
   RecordPacker,
@@ -93,33 +91,4 @@ Deno.test("an empty batch unpacks to no records", () => {
   const batch = new RecordPacker().take();
   assert.equal(batch.count, 0);
   assert.deepEqual(unpackRecords(batch), []);
-});
-
-/** A finished record of `chunks` response times, the rest as `record` makes them. */
-function withChunks(i: number, chunks: number): RequestRecord {
-  const r = record(i, mulberry32(i));
-  r.responseNs = Float64Array.from({ length: chunks }, (_, k) => 1e6 * (20 + k * 5));
-  r.responseReasoning = null;
-  return r;
-}
-
-Deno.test("a batch is full at BATCH_SIZE short records, or sooner with long ones", () => {
-  const fill = (chunks: number): number => {
-    const packer = new RecordPacker();
-    let n = 0;
-    while (!packer.full) packer.add(withChunks(n++, chunks));
-    assert.ok(packer.count === BATCH_SIZE || packer.size >= BATCH_NUMBERS);
-    const batch = packer.take();
-    assert.equal(batch.count, n);
-    assert.equal(packer.full, false, "a new batch starts empty");
-    assert.equal(packer.size, 0);
-    return n;
-  };
-  // Answers of 16 tokens (a role chunk, 16 tokens, a finish chunk): by count, as before.
-  assert.equal(fill(18), BATCH_SIZE);
-  // Answers of 256 tokens: a main thread measuring a batch is held far less long.
-  const long = fill(258);
-  assert.ok(long < 24 && long > 12, `${long} records of 258 chunks`);
-  // One record longer than a batch's numbers leaves alone.
-  assert.equal(fill(BATCH_NUMBERS + 1), 1);
 });
