@@ -102,18 +102,32 @@ function int32Exact(v: number): boolean {
  * Uint16Array or Int32Array when all are whole numbers in their range, else the chunk itself.
  */
 function compact(chunk: Float64Array): Chunk {
+  const width = wholeWidth(chunk);
+  if (width === 0) return chunk;
+  if (width === 1) return new Uint8Array(chunk);
+  if (width === 2) return new Uint16Array(chunk);
+  return new Int32Array(chunk);
+}
+
+/**
+ * The bytes per value `compact` keeps `chunk` in: 1 or 2 when its values are all whole numbers
+ * from 0 to 255 or 65,535, 4 when they are all in an Int32Array's range, 0 when some is not.
+ * (A chunk is long, and the loop is compiled while it runs, on stack replacement. Written inside
+ * `compact`, with `if`s updating the bounds and the comparisons that choose the array after the
+ * loop, that code was thrown away as it left the loop ("insufficient type feedback for compare
+ * operation", V8's `--log-deopt`), twice in every wave of a paced run, and compiled again; written
+ * as here, it was not.)
+ */
+function wholeWidth(chunk: Float64Array): number {
   let min = 0;
   let max = 0;
   for (let i = 0; i < chunk.length; i++) {
     const v = chunk[i];
-    if (!int32Exact(v)) return chunk;
-    if (v < min) min = v;
-    else if (v > max) max = v;
+    if (!int32Exact(v)) return 0;
+    min = v < min ? v : min;
+    max = v > max ? v : max;
   }
-  if (min < 0) return new Int32Array(chunk);
-  if (max <= 0xff) return new Uint8Array(chunk);
-  if (max <= 0xffff) return new Uint16Array(chunk);
-  return new Int32Array(chunk);
+  return min < 0 || max > 0xffff ? 4 : max > 0xff ? 2 : 1;
 }
 
 /** Counts the whole numbers of `c` by the high half of their keys. */
