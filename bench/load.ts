@@ -803,7 +803,10 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-/** The mock's CPU per request serving `m`'s client (and `base`'s), for the line under a row. */
+/**
+ * The mock's CPU per request serving `m`'s client (and `base`'s) and the host's steal over `m`'s run,
+ * for the line under a row.
+ */
 function mockNote(m: Measured, base?: Measured): string {
   const steal = m.stealShare === undefined ? "" : `; host steal ${fmt(100 * m.stealShare, 1)}%`;
   if (m.mockUsPerRequest === undefined) return steal;

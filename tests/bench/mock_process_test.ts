@@ -5,9 +5,9 @@ import { hasChrt, stealShare } from "../../bench/mock_process.ts";
 const MODULE = new URL("../../bench/mock_process.ts", import.meta.url).href;
 
 /**
- * Runs `code` with `processCpuSeconds`, `machineTicks` and `stealShare` in scope in a process of its own with every permission, as
- * the bench runs (Deno reads another process's /proc files only with all of them); returns what
- * it prints.
+ * Runs `code` with `processCpuSeconds`, `machineTicks` and `stealShare` in scope in a process of
+ * its own with every permission, as the bench runs (Deno reads /proc files only with all of them);
+ * returns what it prints.
  */
 async function withAll(code: string): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
