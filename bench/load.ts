@@ -59,7 +59,9 @@
  * mock on the last core, the clients on the others, with `taskset`), --mock-sched auto|normal|idle
  * (the mock's Linux scheduling policy; idle, with `chrt`: a client woken by the mock never waits
  * behind it, but a busy mock is starved; auto, the default: idle at the paced points of up to 64
- * streams, normal elsewhere). Needs
+ * streams, normal elsewhere), --keep-awake (a busy loop per CPU under the idle policy, with
+ * `taskset` and `chrt`, so that no vCPU halts: the host wakes a halted one milliseconds late at
+ * times; a mock that would run idle runs at nice 19 instead, above the loops). Needs
  * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -68,7 +70,7 @@ import { join } from "node:path";
 import { percentileLinear } from "../src/metrics/stats.ts";
 import { forEachLine } from "../src/dataset/lines.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
-import { hasChrt, machineTicks, startMockProcess, stealShare } from "./mock_process.ts";
+import { hasChrt, keepAwake, machineTicks, startMockProcess, stealShare } from "./mock_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -87,6 +89,7 @@ const { values } = parseArgs({
     "mock-http": { type: "string", default: "auto" },
     pin: { type: "boolean", default: false },
     "mock-sched": { type: "string", default: "auto" },
+    "keep-awake": { type: "boolean", default: false },
   },
 });
 
@@ -119,15 +122,28 @@ const mockSched: (typeof MOCK_SCHED)[number] = MOCK_SCHED.find((k) => k === valu
   (() => {
     throw new Error(`--mock-sched: expected auto, normal or idle, got "${values["mock-sched"]}"`);
   })();
+/** How the header names the mock's idle policy: nice 19 under `--keep-awake`. */
+const IDLE_NAME = values["keep-awake"] ? "nice 19 (nice -n 19)" : "idle (chrt --idle 0)";
 /** Paced points of up to this many streams run an idle mock under `--mock-sched auto`. */
 const IDLE_MOCK_MAX_STREAMS = 64;
 
-const CHRT = mockSched === "auto" && hasChrt();
+const CHRT = (mockSched === "auto" || values["keep-awake"]) && hasChrt();
+if (values["keep-awake"] && !CHRT) {
+  throw new Error("--keep-awake: needs taskset and chrt (util-linux); chrt does not run here");
+}
 
-/** The mock's scheduling policy at point `p`. */
-function mockSchedAt(p: Point): "normal" | "idle" {
-  if (mockSched !== "auto") return mockSched;
-  return CHRT && p.ttftMs > 0 && p.concurrency <= IDLE_MOCK_MAX_STREAMS ? "idle" : "normal";
+/**
+ * The mock's scheduling policy at point `p`: "lowest" (nice 19) where it would be idle under
+ * `--keep-awake`, whose busy loops take the idle policy's place: a mock that is idle too would
+ * share a CPU with a loop as an equal, and run late.
+ */
+function mockSchedAt(p: Point): "normal" | "idle" | "lowest" {
+  const sched = mockSched !== "auto"
+    ? mockSched
+    : CHRT && p.ttftMs > 0 && p.concurrency <= IDLE_MOCK_MAX_STREAMS
+    ? "idle"
+    : "normal";
+  return sched === "idle" && values["keep-awake"] ? "lowest" : sched;
 }
 
 /** Above this many streams, `--mock-http auto` runs the mock on `Deno.serve`. */
@@ -196,8 +212,8 @@ interface Measured {
    * else. A vCPU taken away for milliseconds stamps its reads that much late, whatever the client.
    */
   stealShare?: number;
-  /** The mock's scheduling policy at this point (`--mock-sched`). */
-  mockSched?: "normal" | "idle";
+  /** The mock's scheduling policy at this point (`--mock-sched`, `--keep-awake`). */
+  mockSched?: "normal" | "idle" | "lowest";
   /** Which of the point's `--repeat` runs this was, from 0. */
   run?: number;
   /**
@@ -248,7 +264,7 @@ async function measure(
   run: (requests: number, timing: boolean) => Promise<Measured>,
   requests: number,
   short: number,
-  mock: { cpuSeconds(): number | null; sched: "normal" | "idle" },
+  mock: { cpuSeconds(): number | null; sched: "normal" | "idle" | "lowest" },
 ): Promise<Measured> {
   const before = short > 0 ? await run(short, false) : undefined;
   const mockBefore = mock.cpuSeconds();
@@ -428,7 +444,7 @@ async function startMock(p: Point, timingLog: string) {
     String(itlMs),
     "--timing-log",
     timingLog,
-  ], { cpus: PIN?.mock, idle: sched === "idle" });
+  ], { cpus: PIN?.mock, idle: sched === "idle", lowest: sched === "lowest" });
   return { ...mock, sched, timing: new TimingLogTail(timingLog) };
 }
 
@@ -854,6 +870,7 @@ async function main(): Promise<void> {
   const points = matrix();
   const results: Measured[] = [];
   const mocks = new Set<Awaited<ReturnType<typeof startMock>>>();
+  const awake = values["keep-awake"] ? keepAwake(navigator.hardwareConcurrency) : null;
   try {
     const inputs = new Map<number, string>();
     for (const p of points) {
@@ -904,11 +921,15 @@ async function main(): Promise<void> {
         }; the mock's scheduling policy ${
           mockSched === "auto"
             ? CHRT
-              ? `idle (chrt --idle 0) at the paced points of up to ${IDLE_MOCK_MAX_STREAMS} streams, normal elsewhere`
+              ? `${IDLE_NAME} at the paced points of up to ${IDLE_MOCK_MAX_STREAMS} streams, normal elsewhere`
               : "normal (no chrt here)"
             : mockSched === "idle"
-            ? "idle (chrt --idle 0)"
+            ? IDLE_NAME
             : "normal"
+        }${
+          awake
+            ? `; --keep-awake: a busy loop on each of the ${awake.pids.length} CPUs (chrt --idle 0)`
+            : ""
         }\n`,
     );
     await first.stop();
@@ -1004,6 +1025,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const m of mocks) await m.stop();
+    await awake?.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
   const outDir = join(ROOT, "bench", "results");

@@ -43,6 +43,22 @@ export function schedulingPolicy(pid: number): number | null {
   return Number.isInteger(policy) ? policy : null;
 }
 
+/** The nice value of process `pid`'s main thread (`/proc/<pid>/stat` field 19); null if unreadable. */
+export function niceness(pid: number): number | null {
+  const nice = Number(statFields(pid)?.[16]);
+  return Number.isInteger(nice) ? nice : null;
+}
+
+/** The CPUs process `pid` may run on (`Cpus_allowed_list` of `/proc/<pid>/status`); null if unreadable. */
+export function allowedCpus(pid: number): string | null {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)/m.exec(Deno.readTextFileSync(`/proc/${pid}/status`))?.[1] ??
+      null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether `chrt` (util-linux), which `startMockProcess` runs for `idle`, runs here. */
 export function hasChrt(): boolean {
   try {
@@ -101,16 +117,19 @@ export function stealShare(before: MachineTicks | null, after: MachineTicks | nu
  * Starts `reprise mock-server --port 0` with `args` (its other flags), on the CPUs `opts.cpus`
  * (a `taskset -c` list) when given, and under Linux's idle scheduling policy with `opts.idle`
  * (`chrt --idle 0`: it then runs only when no other thread of the machine wants the CPU, as a
- * server on its own hardware takes none from the client); resolves with its URL once it listens.
+ * server on its own hardware takes none from the client), or at the lowest priority of the
+ * normal policy with `opts.lowest` (`nice -n 19`); resolves with its URL once it listens.
  */
 export async function startMockProcess(
   args: string[],
-  opts: { cpus?: string; idle?: boolean } = {},
+  opts: { cpus?: string; idle?: boolean; lowest?: boolean } = {},
 ): Promise<MockProcess> {
-  // `taskset` and `chrt` execute the mock in their own process: the child's pid is the mock's.
+  // `taskset`, `chrt` and `nice` execute the mock in their own process: the child's pid is the
+  // mock's.
   const [program, ...rest] = [
     ...(opts.cpus === undefined ? [] : ["taskset", "-c", opts.cpus]),
     ...(opts.idle ? ["chrt", "--idle", "0"] : []),
+    ...(opts.lowest ? ["nice", "-n", "19"] : []),
     Deno.execPath(),
     "run",
     "-A",
@@ -145,6 +164,41 @@ export async function startMockProcess(
     async stop() {
       child.kill("SIGTERM");
       await child.status;
+    },
+  };
+}
+
+/** Busy loops that keep the machine's CPUs from halting (`keepAwake`). */
+export interface KeepAwake {
+  /** Their process ids, one per CPU, in CPU order. */
+  pids: number[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one busy loop on each of CPUs 0 to `cpus` - 1 (`taskset -c`), under Linux's idle
+ * scheduling policy (`chrt --idle 0`): any other thread that wants the CPU takes it from the loop
+ * at once, and the CPU, never idle, never halts. On a virtual machine a halted vCPU runs again
+ * only when the host schedules it, which can take milliseconds; a client woken on one then stamps
+ * its reads that late (bench/README.md, "Keeping the vCPUs awake").
+ */
+export function keepAwake(cpus: number): KeepAwake {
+  const children = Array.from({ length: cpus }, (_, cpu) =>
+    new Deno.Command("taskset", {
+      args: ["-c", String(cpu), "chrt", "--idle", "0", "sh", "-c", "while :; do :; done"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn());
+  return {
+    pids: children.map((c) => c.pid),
+    async stop() {
+      for (const c of children) {
+        try {
+          c.kill("SIGKILL");
+        } catch { /* already gone */ }
+      }
+      await Promise.all(children.map((c) => c.status));
     },
   };
 }

@@ -50,19 +50,20 @@ Deno.test("processCpuSeconds: null for a process that does not exist", async () 
 });
 
 Deno.test({
-  name: "startMockProcess: idle runs the mock under the idle scheduling policy, and it answers",
+  name:
+    "startMockProcess: idle runs the mock under the idle scheduling policy, lowest at nice 19, and it answers",
   ignore: Deno.build.os !== "linux" || !hasChrt(),
   async fn() {
     const policies = JSON.parse(
       await withAll(`
-        import { schedulingPolicy, startMockProcess } from "${MODULE}";
+        import { niceness, schedulingPolicy, startMockProcess } from "${MODULE}";
         const out = [];
-        for (const idle of [true, false]) {
-          const mock = await startMockProcess([], { idle });
+        for (const opts of [{ idle: true }, { lowest: true }, {}]) {
+          const mock = await startMockProcess([], opts);
           try {
             const res = await fetch(mock.url + "/v1/models");
             await res.body?.cancel();
-            out.push([schedulingPolicy(mock.pid), res.status]);
+            out.push([schedulingPolicy(mock.pid), niceness(mock.pid), res.status]);
           } finally {
             await mock.stop();
           }
@@ -71,7 +72,33 @@ Deno.test({
       `),
     );
     // 5: SCHED_IDLE; 0: SCHED_OTHER, the default.
-    assert.deepEqual(policies, [[5, 200], [0, 200]]);
+    assert.deepEqual(policies, [[5, 0, 200], [0, 19, 200], [0, 0, 200]]);
+  },
+});
+
+Deno.test({
+  name: "keepAwake: a busy loop per CPU, on that CPU, under the idle policy, gone once stopped",
+  ignore: Deno.build.os !== "linux" || !hasChrt(),
+  async fn() {
+    const [during, after] = JSON.parse(
+      await withAll(`
+        import { allowedCpus, keepAwake, schedulingPolicy } from "${MODULE}";
+        const cpus = Math.min(2, navigator.hardwareConcurrency);
+        const loops = keepAwake(cpus);
+        // Until each has executed its loop (the pid is taskset's until then).
+        const until = performance.now() + 5000;
+        const seen = () => loops.pids.map((pid) => [allowedCpus(pid), schedulingPolicy(pid)]);
+        while (seen().some(([, p]) => p !== 5) && performance.now() < until) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        const during = seen();
+        await loops.stop();
+        console.log(JSON.stringify([during, loops.pids.map((pid) => schedulingPolicy(pid))]));
+      `),
+    );
+    const cpus = Math.min(2, navigator.hardwareConcurrency);
+    assert.deepEqual(during, Array.from({ length: cpus }, (_, cpu) => [String(cpu), 5]));
+    assert.deepEqual(after, Array.from({ length: cpus }, () => null));
   },
 });
 
