@@ -7,6 +7,7 @@
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
 import { createTransport } from "../transport/select.ts";
+import type { Transport } from "../transport/http1.ts";
 import { recycleResult, type SendResult } from "../transport/send.ts";
 import { hash32 } from "../dataset/rng.ts";
 import { liveBody } from "../dataset/build.ts";
@@ -89,6 +90,8 @@ export async function runSlots(opts: {
    * response times then serves the next requests.
    */
   sinkCopies?: boolean;
+  /** Learns the transport the slots send on, once it is made. */
+  onTransport?: (transport: Transport) => void;
 }): Promise<void> {
   const { plan, control, inFlight } = opts;
   // This Worker's own in-flight counter, for the live API's per-Worker view.
@@ -111,6 +114,7 @@ export async function runSlots(opts: {
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
   const transport = createTransport(plan.transport, opts.slots);
+  opts.onTransport?.(transport);
 
   /**
    * Sends conversations, one after another, each one's turns in order: `next` gives the next one

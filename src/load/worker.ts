@@ -12,24 +12,25 @@ import { BATCH_SIZE, batchTransfer, RecordPacker } from "./record_batch.ts";
 import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "./clock.ts";
 import { warmUp } from "./warm.ts";
-
-/** A batch leaves this long after its first record, when it has not filled (`BATCH_SIZE`). */
-const FLUSH_MS = 20;
+import { FlushTimer } from "./flush_timer.ts";
+import type { Waiting } from "../transport/http1.ts";
 
 let workerId = -1;
 let dataset: WorkerDataset | null = null;
 let control: Int32Array | null = null;
 const inFlight = new InFlight();
 const packer = new RecordPacker();
-let timer: ReturnType<typeof setTimeout> | undefined;
+/** Requests of this Worker waiting for the first bytes of their answers (`Transport.waiting`). */
+let waiting: () => Waiting | undefined = () => undefined;
+/** When a batch that has not filled leaves. */
+const timer = new FlushTimer(flush, () => waiting());
 
 function post(msg: FromWorker, transfer: Transferable[] = []): void {
   self.postMessage(msg, transfer);
 }
 
 function flush(): void {
-  if (timer !== undefined) clearTimeout(timer);
-  timer = undefined;
+  timer.cancel();
   if (packer.count === 0) return;
   const batch = packer.take();
   post({ type: "records", workerId, batch }, batchTransfer(batch));
@@ -38,7 +39,7 @@ function flush(): void {
 function sink(record: RequestRecord): void {
   packer.add(record);
   if (packer.count >= BATCH_SIZE) flush();
-  else if (timer === undefined) timer = setTimeout(flush, FLUSH_MS);
+  else timer.added();
 }
 
 self.onmessage = async (ev: MessageEvent<ToWorker>) => {
@@ -67,6 +68,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         sink,
         // The packer copies each record into its batch.
         sinkCopies: true,
+        onTransport: (t) => waiting = () => t.waiting?.(),
       });
       flush();
       post({ type: "done", workerId });

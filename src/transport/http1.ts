@@ -39,6 +39,23 @@ export interface Transport {
   send(opts: SendOptions): Promise<SendResult>;
   /** Closes every idle connection; requests in flight finish on theirs, which are then closed. */
   close(): void;
+  /**
+   * Its requests waiting for the first bytes of their answer's body (a streamed answer's first
+   * event): sent or being sent, and nothing of the body read yet. Absent where the transport does
+   * not tell.
+   */
+  waiting?(): Waiting;
+}
+
+/** A transport's requests waiting for the first bytes of their answers (`Transport.waiting`). */
+export interface Waiting {
+  /** How many wait now. */
+  readonly count: number;
+  /**
+   * Since when some have waited without a break (`performance.now()` ms): when the last request
+   * to start while none waited started. Meaningless while none waits.
+   */
+  readonly since: number;
 }
 
 /** Options of {@link createHttp1Transport}. */
@@ -960,6 +977,8 @@ interface Client {
   giveBack(o: Origin, c: Connection): void;
   /** An exchange whose result was given back, for the next request. */
   spare(x: Exchange): void;
+  /** Requests whose answer's body has not begun (`Transport.waiting`). */
+  waiting: { count: number; since: number };
 }
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
@@ -1011,6 +1030,8 @@ class Exchange implements Cancelable, ResultOwner {
   #attempt = 0;
   /** The connection was kept alive from an earlier request. */
   #reused = false;
+  /** Counted in the client's `waiting`: started, and no byte of the answer's body read yet. */
+  #waiting = false;
 
   // Its cancellation.
   timedOut = false;
@@ -1071,6 +1092,9 @@ class Exchange implements Cancelable, ResultOwner {
     this.#phase = null;
     this.#head = null;
     const now = r.startPerf = performance.now();
+    this.#waiting = true;
+    const waiting = this.#client.waiting;
+    if (waiting.count++ === 0) waiting.since = now;
     // No limit at all means no deadline.
     const timeoutMs = opts.timeoutMs;
     if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
@@ -1275,6 +1299,7 @@ class Exchange implements Cancelable, ResultOwner {
    */
   #arrived(): void {
     const at = this.#first ? this.r.ackPerf! : performance.now();
+    this.#bodyBegun();
     this.#first = false;
     if (this.#sink.stamp(at)) queueMicrotask(this.#onParse);
     else this.#parse();
@@ -1368,8 +1393,17 @@ class Exchange implements Cancelable, ResultOwner {
     this.#end();
   }
 
+  /** The answer's body began, or the request ended without one: it no longer waits. */
+  #bodyBegun(): void {
+    if (this.#waiting) {
+      this.#waiting = false;
+      this.#client.waiting.count--;
+    }
+  }
+
   /** The request ended: its deadline and its place under the caller's signal go. */
   #end(): void {
+    this.#bodyBegun();
     this.#client.deadlines.delete(this);
     this.#watch?.remove(this);
     this.#watch = null;
@@ -1486,6 +1520,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
     spare(x) {
       if (spares.length < connections + SPARE_EXCHANGES) spares.push(x);
     },
+    waiting: { count: 0, since: 0 },
   };
 
   return {
@@ -1497,6 +1532,7 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
       for (const list of idle.values()) for (const c of list) c.close();
       idle.clear();
     },
+    waiting: () => client.waiting,
   };
 }
 

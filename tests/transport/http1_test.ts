@@ -615,3 +615,68 @@ Deno.test("http1: on this runtime, reads go straight to Deno's read op", async (
     listener.close();
   }
 });
+
+Deno.test("http1: waiting counts requests until their answer's body begins, and none after they end", async () => {
+  // Each request gets its head at once, its first event when `first` opens, the rest at `rest`.
+  const gate = () => {
+    let open!: () => void;
+    const p = new Promise<void>((r) => open = r);
+    return { p, open };
+  };
+  const first = gate();
+  const rest = gate();
+  let heads = 0;
+  const srv = rawServer(async (conn) => {
+    await conn.write(enc.encode(SSE_HEAD));
+    heads++;
+    await first.p;
+    await conn.write(enc.encode(chunked(chunk("a"))));
+    await rest.p;
+    await conn.write(enc.encode(chunked(chunk("b") + "data: [DONE]\n\n") + "0\r\n\r\n"));
+    return true;
+  });
+  const t = createHttp1Transport({ connections: 2 });
+  const until = async (done: () => boolean) => {
+    const t0 = performance.now();
+    while (!done() && performance.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 5));
+  };
+  try {
+    assert.equal(t.waiting?.().count, 0);
+    const before = performance.now();
+    const answers = [t.send(opts(srv.url))];
+    const since = t.waiting!().since;
+    answers.push(t.send(opts(srv.url)));
+    assert.equal(t.waiting?.().count, 2);
+    // Since the first started: the second started while it waited.
+    assert.ok(since >= before && since <= performance.now());
+    assert.equal(t.waiting?.().since, since);
+    // Heads alone: still waiting.
+    await until(() => heads === 2);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(t.waiting?.().count, 2);
+    first.open();
+    await until(() => t.waiting?.().count === 0);
+    assert.equal(t.waiting?.().count, 0);
+    rest.open();
+    for (const r of await Promise.all(answers)) {
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, "ab");
+    }
+    assert.equal(t.waiting?.().count, 0);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+  // A request that fails before any answer stops waiting too.
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close();
+  const t2 = createHttp1Transport();
+  try {
+    const r = await t2.send(opts(`http://127.0.0.1:${port}/v1/chat/completions`));
+    assert.notEqual(r.error, null);
+    assert.equal(t2.waiting?.().count, 0);
+  } finally {
+    t2.close();
+  }
+});
