@@ -53,6 +53,8 @@ export interface RunInput {
  */
 async function warmUpOf(
   url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
   endpoint: Endpoint,
   endpointType: string,
   responseField: string | undefined,
@@ -66,6 +68,8 @@ async function warmUpOf(
   if (answer === null) return undefined;
   return {
     url,
+    headers,
+    timeoutMs,
     endpointType,
     responseField,
     streaming,
@@ -220,6 +224,8 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const warm = transport === "http1" && first >= 0
     ? await warmUpOf(
       target.url,
+      target.headers,
+      config.requestTimeoutSeconds * 1000,
       endpoint,
       config.endpointType,
       responseField,

@@ -113,7 +113,8 @@ Deno.test("a whole sample body has its length; a request the mock refuses has no
 });
 
 Deno.test("answers to warm up with: enough events in all, within bounds", () => {
-  assert.equal(warmAnswers(256), 32);
+  assert.equal(warmAnswers(256), 128);
+  assert.equal(warmAnswers(1024), 32);
   assert.equal(warmAnswers(20), 256);
   assert.equal(warmAnswers(4096), 16);
   assert.equal(warmAnswers(0), 256);
@@ -160,7 +161,13 @@ Deno.test("a warm-up reads every sample answer whole, then forgets the events it
   const s = (await sampleAnswer("/v1/chat/completions", body))!;
   const keys = getEndpoint("chat").volatileKeys!;
   const before = knownEventsFor(keys);
-  const w = await warmUp({ ...chatWarmUp(body, s), shortAnswers: SHORT_ANSWERS });
+  // With the run's headers and timeout, as `reprise profile` gives them.
+  const w = await warmUp({
+    ...chatWarmUp(body, s),
+    headers: { "content-type": "application/json", authorization: "Bearer k" },
+    timeoutMs: 600_000,
+    shortAnswers: SHORT_ANSWERS,
+  });
   assert.equal(w.failed, 0);
   assert.equal(w.answers, warmAnswers(s.reads.length - 2));
   assert.equal(w.shortAnswers, SHORT_ANSWERS);
