@@ -13,17 +13,17 @@ import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "./clock.ts";
 import { warmUp } from "./warm.ts";
 import { FlushTimer } from "./flush_timer.ts";
-import type { Waiting } from "../transport/http1.ts";
+import type { Transport } from "../transport/http1.ts";
 
 let workerId = -1;
 let dataset: WorkerDataset | null = null;
 let control: Int32Array | null = null;
 const inFlight = new InFlight();
 const packer = new RecordPacker();
-/** Requests of this Worker waiting for the first bytes of their answers (`Transport.waiting`). */
-let waiting: () => Waiting | undefined = () => undefined;
+/** The transport of the phase running, whose requests waiting for first bytes hold a batch. */
+let transport: Transport | null = null;
 /** When a batch that has not filled leaves. */
-const timer = new FlushTimer(flush, () => waiting());
+const timer = new FlushTimer(flush, () => transport?.waiting?.());
 
 function post(msg: FromWorker, transfer: Transferable[] = []): void {
   self.postMessage(msg, transfer);
@@ -68,7 +68,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         sink,
         // The packer copies each record into its batch.
         sinkCopies: true,
-        onTransport: (t) => waiting = () => t.waiting?.(),
+        onTransport: (t) => transport = t,
       });
       flush();
       post({ type: "done", workerId });
