@@ -144,6 +144,56 @@ function countLow(c: Chunk, slotOf: Int16Array, low: Uint32Array): void {
   }
 }
 
+/** The values before the group the last {@link groupOf} found. */
+let groupStart = 0;
+
+/**
+ * The group (by `high`'s counts) that holds rank `r`, walking on from group `g`, which starts at
+ * rank `before`; the rank its values start at is left in `groupStart`. (This loop and
+ * {@link keyAt}'s are functions of their own: inside `wholeValuesAt`, their code compiled on
+ * stack replacement was thrown away each time the loop ended, `--trace-deopt`'s "exit from OSR'd
+ * inner loop", and the work ran in slower code.)
+ */
+function groupOf(high: Uint32Array, g: number, before: number, r: number): number {
+  while (before + high[g] <= r) before += high[g++];
+  groupStart = before;
+  return g;
+}
+
+/** The index of the key in `low` from `k` whose count holds the value of rank `within` there. */
+function keyAt(low: Uint32Array, k: number, within: number): number {
+  for (let seen = 0; seen + low[k] <= within; k++) seen += low[k];
+  return k;
+}
+
+/** The running moments the last {@link foldChunk} left. */
+let foldMean = 0;
+let foldM2 = 0;
+
+/**
+ * Folds `chunk[from, to)` into running moments `mean` and `m2` of `count` values, one value at a
+ * time (Welford); leaves them in `foldMean` and `foldM2`. (A function of its own for the reason
+ * {@link groupOf} gives.)
+ */
+function foldChunk(
+  chunk: Chunk,
+  from: number,
+  to: number,
+  count: number,
+  mean: number,
+  m2: number,
+): void {
+  for (let j = from; j < to; j++) {
+    const v = chunk[j];
+    count++;
+    const d = v - mean;
+    mean += d / count;
+    m2 += d * (v - mean);
+  }
+  foldMean = mean;
+  foldM2 = m2;
+}
+
 /** 2^-32: a product by it is exact, and cheaper than dividing by 2^32. */
 const TWO_TO_MINUS_32 = 2 ** -32;
 
@@ -381,13 +431,10 @@ export class Column {
       const chunk = c < full.length ? full[c] : this.#values;
       const offset = c << bits;
       const end = Math.min(kept - offset, chunk.length);
-      for (let j = folded - offset; j < end; j++) {
-        const v = chunk[j];
-        folded++;
-        const d = v - mean;
-        mean += d / folded;
-        m2 += d * (v - mean);
-      }
+      foldChunk(chunk, folded - offset, end, folded, mean, m2);
+      folded = offset + end;
+      mean = foldMean;
+      m2 = foldM2;
     }
     this.#mean = mean;
     this.#m2 = m2;
@@ -499,7 +546,8 @@ export class Column {
     let g = 0;
     let before = 0;
     for (const r of wanted) {
-      while (before + high[g] <= r) before += high[g++];
+      g = groupOf(high, g, before, r);
+      before = groupStart;
       groups.push(g);
       within.push(r - before);
     }
@@ -513,8 +561,7 @@ export class Column {
       for (let i = 0; i < wanted.length; i++) {
         const slot = slotOf[groups[i]];
         if (slot < 0) continue;
-        let k = slot * KEYS;
-        for (let seen = 0; seen + low[k] <= within[i]; k++) seen += low[k];
+        const k = keyAt(low, slot * KEYS, within[i]);
         // The key back to the value: the high and low halves, the sign bit flipped back.
         out.set(wanted[i], ((groups[i] << 16) | (k - slot * KEYS)) ^ SIGN);
       }

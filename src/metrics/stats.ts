@@ -49,7 +49,22 @@ export function selectRanks(values: Float64Array | Int32Array, ranks: Iterable<n
   select(values, 0, values.length - 1, wanted, 0, wanted.length);
 }
 
-/** Orders `a[lo..hi]` enough that each of `ranks[from, to)` (ascending, inside it) is in place. */
+/**
+ * Where the last {@link partition} put the pivot's values: `a[partLt, partGt]`. (Two numbers
+ * returned without an object per call.)
+ */
+let partLt = 0;
+let partGt = 0;
+
+/**
+ * Orders `a[lo..hi]` enough that each of `ranks[from, to)` (ascending, inside it) is in place.
+ *
+ * The long loops (the partition and the insertion sort) are functions of their own: written
+ * inside this one, each was compiled on stack replacement and that code was thrown away every
+ * time the loop ended ("exit from OSR'd inner loop", `--trace-deopt`: 127 times in the summary
+ * of a 100,000-request run), so most of the work ran in slower code; called, they are compiled
+ * once, as any function called often.
+ */
 function select(
   a: Float64Array | Int32Array,
   lo: number,
@@ -61,15 +76,7 @@ function select(
   while (from < to) {
     if (hi - lo < 32) {
       // Short ranges: insertion sort settles every rank at once.
-      for (let i = lo + 1; i <= hi; i++) {
-        const v = a[i];
-        let j = i - 1;
-        while (j >= lo && a[j] > v) {
-          a[j + 1] = a[j];
-          j--;
-        }
-        a[j + 1] = v;
-      }
+      insertionSort(a, lo, hi);
       return;
     }
     // Median of three as the pivot, then a three-way partition: runs of equal values (many
@@ -77,17 +84,8 @@ function select(
     const mid = lo + ((hi - lo) >> 1);
     const x = a[lo], y = a[mid], z = a[hi];
     const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    let lt = lo, i = lo, gt = hi;
-    while (i <= gt) {
-      const v = a[i];
-      if (v < pivot) {
-        a[i++] = a[lt];
-        a[lt++] = v;
-      } else if (v > pivot) {
-        a[i] = a[gt];
-        a[gt--] = v;
-      } else i++;
-    }
+    partition(a, lo, hi, pivot);
+    const lt = partLt, gt = partGt;
     // a[lo, lt) < pivot, a[lt, gt] = pivot, a(gt, hi] > pivot.
     let left = from;
     while (left < to && ranks[left] < lt) left++;
@@ -112,6 +110,39 @@ function select(
       from = right;
     }
   }
+}
+
+/** Sorts `a[lo..hi]` ascending in place. */
+function insertionSort(a: Float64Array | Int32Array, lo: number, hi: number): void {
+  for (let i = lo + 1; i <= hi; i++) {
+    const v = a[i];
+    let j = i - 1;
+    while (j >= lo && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
+
+/**
+ * Three-way partition of `a[lo..hi]` around `pivot`: the smaller values first, then those equal
+ * to it, then the larger; the equal ones' bounds are left in `partLt` and `partGt`.
+ */
+function partition(a: Float64Array | Int32Array, lo: number, hi: number, pivot: number): void {
+  let lt = lo, i = lo, gt = hi;
+  while (i <= gt) {
+    const v = a[i];
+    if (v < pivot) {
+      a[i++] = a[lt];
+      a[lt++] = v;
+    } else if (v > pivot) {
+      a[i] = a[gt];
+      a[gt--] = v;
+    } else i++;
+  }
+  partLt = lt;
+  partGt = gt;
 }
 
 /** Rounds half to even, as numpy's `around` does. */
