@@ -12,7 +12,7 @@ import type { Endpoint } from "../endpoints/types.ts";
 import { replayBody } from "../endpoints/replay_body.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { nowNs } from "../load/clock.ts";
-import { resolveTransport } from "../transport/select.ts";
+import { proxyBypassWarning, resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
 import { SHORT_ANSWERS, type WarmedUp, warmsPerRequest, type WarmUp } from "../load/warm.ts";
@@ -218,6 +218,8 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const cores = navigator.hardwareConcurrency || 1;
   const workers = poolSize(config, usesFixedSchedule(config, given, conversations), cores);
   const transport = resolveTransport(config.transport, target.url);
+  const bypass = proxyBypassWarning(config.transport);
+  if (bypass) io.stderr(`${bypass}\n`);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
   // The run's first request (of the first conversation that has one) is what the warm-ups send.
   const first = conversations.findIndex((c) => c.bodies.length > 0);
@@ -269,7 +271,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
         `${requestLimit} requests to ${
           redactText(target.url, target.secrets)
         }; concurrency ${config.concurrency} ` +
-        `on ${workers} Workers; sampling ${sampling}, seed ${seed}; artifacts ${runDir}\n`,
+        `on ${workers} Workers, transport ${transport}; sampling ${sampling}, seed ${seed}; artifacts ${runDir}\n`,
     );
   }
   const plan: PhasePlan = {

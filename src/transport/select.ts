@@ -44,15 +44,42 @@ export function resolveTransport(
   return "http1";
 }
 
+/**
+ * The warning for `--transport http1` while a proxy variable is set: the HTTP/1.1 client goes
+ * straight to the server, which a user who set a proxy may not expect. Null otherwise, and when
+ * the variables cannot be read without a prompt.
+ * @param env reads one variable; undefined when unset or unreadable.
+ */
+export function proxyBypassWarning(
+  choice: TransportChoice,
+  env: (name: string) => string | undefined = readEnvQuietly,
+): string | null {
+  if (choice !== "http1") return null;
+  const name = PROXY_ENV.find((n) => env(n));
+  if (name === undefined) return null;
+  return `warning: ${name} is set, but --transport http1 does not use a proxy: requests go ` +
+    `straight to the server (--transport fetch or auto sends them through the proxy)`;
+}
+
+/** Reads a variable without prompting; undefined when unset or not readable. */
+function readEnvQuietly(name: string): string | undefined {
+  return envValue(name, undefined);
+}
+
 /** Reads a variable without prompting; an unreadable one counts as set (fetch is the safe pick). */
 function readEnv(name: string): string | undefined {
+  return envValue(name, "unknown");
+}
+
+/** A variable's value, or `unreadable` when reading it would prompt or is denied. */
+function envValue(name: string, unreadable: string | undefined): string | undefined {
   try {
     if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
-      return "unknown";
+      return unreadable;
     }
     return Deno.env.get(name);
   } catch {
-    return "unknown";
+    return unreadable;
   }
 }
 

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { createTransport, resolveTransport } from "../../src/transport/select.ts";
+import {
+  createTransport,
+  proxyBypassWarning,
+  resolveTransport,
+} from "../../src/transport/select.ts";
 import { send } from "../../src/transport/send.ts";
 
 const none = () => undefined;
@@ -33,6 +37,18 @@ Deno.test("resolveTransport: an explicit choice is kept; odd URLs get fetch", ()
   assert.equal(resolveTransport("fetch", "http://h/x", none), "fetch");
   assert.equal(resolveTransport("auto", "unix:/tmp/sock", none), "fetch");
   assert.equal(resolveTransport("auto", "not a url", none), "fetch");
+});
+
+Deno.test("proxyBypassWarning: only an explicit http1 with a proxy set is warned of", () => {
+  const set = (name: string) => (n: string) => n === name ? "http://proxy:3128" : undefined;
+  assert.match(
+    proxyBypassWarning("http1", set("https_proxy")) ?? "",
+    /^warning: https_proxy is set, but --transport http1 does not use a proxy/,
+  );
+  assert.equal(proxyBypassWarning("http1", none), null);
+  assert.equal(proxyBypassWarning("http1", (n) => n === "HTTP_PROXY" ? "" : undefined), null);
+  assert.equal(proxyBypassWarning("auto", set("HTTP_PROXY")), null);
+  assert.equal(proxyBypassWarning("fetch", set("HTTP_PROXY")), null);
 });
 
 Deno.test("createTransport: fetch is send itself; absent means fetch", () => {
