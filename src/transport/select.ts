@@ -52,18 +52,13 @@ export function resolveTransport(
  */
 export function proxyBypassWarning(
   choice: TransportChoice,
-  env: (name: string) => string | undefined = readEnvQuietly,
+  env: (name: string) => string | undefined = (name) => envValue(name, undefined),
 ): string | null {
   if (choice !== "http1") return null;
   const name = PROXY_ENV.find((n) => env(n));
   if (name === undefined) return null;
   return `warning: ${name} is set, but --transport http1 does not use a proxy: requests go ` +
     `straight to the server (--transport fetch or auto sends them through the proxy)`;
-}
-
-/** Reads a variable without prompting; undefined when unset or not readable. */
-function readEnvQuietly(name: string): string | undefined {
-  return envValue(name, undefined);
 }
 
 /** Reads a variable without prompting; an unreadable one counts as set (fetch is the safe pick). */

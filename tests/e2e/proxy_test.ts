@@ -63,71 +63,69 @@ function profileArgs(url: string, dir: string, transport: string): string[] {
   ];
 }
 
-/** The environment of a run through `proxy`; NO_PROXY emptied so that 127.0.0.1 is not exempt. */
-const proxyEnv = (proxy: string) => ({
-  HTTP_PROXY: proxy,
-  NO_PROXY: "",
-  no_proxy: "",
-});
-
-Deno.test("with HTTP_PROXY set, auto streams every request through the proxy", async () => {
-  const server = await startMockServer({ ttftMs: 20, itlMs: 2, outputTokens: 16 });
+/**
+ * Runs `reprise profile` with `--transport transport` against a mock answering as `mock`, with
+ * HTTP_PROXY naming a forward proxy (NO_PROXY emptied so that 127.0.0.1 is not exempt): what the
+ * CLI printed, the requests the proxy saw, and the run's records.
+ */
+async function runWithProxy(
+  transport: string,
+  mock: { ttftMs: number; itlMs: number; outputTokens: number },
+) {
+  const server = await startMockServer(mock);
   const proxy = startForwardProxy();
   const dir = await Deno.makeTempDir();
   try {
-    const res = await runCli(profileArgs(server.url, dir, "auto"), {
-      env: proxyEnv(proxy.url),
+    const res = await runCli(profileArgs(server.url, dir, transport), {
+      env: { HTTP_PROXY: proxy.url, NO_PROXY: "", no_proxy: "" },
     });
     assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stderr, /transport fetch/);
-    assert.doesNotMatch(res.stderr, /does not use a proxy/);
-    const endpoint = `${server.url}/v1/chat/completions`;
-    assert.deepEqual(proxy.seen, [1, 2, 3].map(() => `POST ${endpoint}`));
     const records = await readRecords(
       join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency2", "profile_export.jsonl"),
     );
-    assert.equal(records.length, 3);
-    for (const r of records) {
-      assert.equal(r.error, null);
-      const m = r.metrics as Record<string, { value: number }>;
-      // Streamed through the proxy, not buffered by it: the first token comes after the mock's
-      // 20 ms, and the chunks come the mock's 2 ms apart.
-      assert.ok(m.time_to_first_token.value >= 19, `TTFT ${m.time_to_first_token.value} ms`);
-      assert.ok(
-        m.inter_token_latency.value >= 1.5,
-        `ITL ${m.inter_token_latency.value} ms against the mock's 2 ms`,
-      );
-    }
+    return { res, seen: proxy.seen, endpoint: `${server.url}/v1/chat/completions`, records };
   } finally {
     await proxy.close();
     await server.close();
     await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("with HTTP_PROXY set, auto streams every request through the proxy", async () => {
+  const { res, seen, endpoint, records } = await runWithProxy("auto", {
+    ttftMs: 20,
+    itlMs: 2,
+    outputTokens: 16,
+  });
+  assert.match(res.stderr, /transport fetch/);
+  assert.doesNotMatch(res.stderr, /does not use a proxy/);
+  assert.deepEqual(seen, [1, 2, 3].map(() => `POST ${endpoint}`));
+  assert.equal(records.length, 3);
+  for (const r of records) {
+    assert.equal(r.error, null);
+    const m = r.metrics as Record<string, { value: number }>;
+    // Streamed through the proxy, not buffered by it: the first token comes after the mock's
+    // 20 ms, and the chunks come the mock's 2 ms apart.
+    assert.ok(m.time_to_first_token.value >= 19, `TTFT ${m.time_to_first_token.value} ms`);
+    assert.ok(
+      m.inter_token_latency.value >= 1.5,
+      `ITL ${m.inter_token_latency.value} ms against the mock's 2 ms`,
+    );
   }
 });
 
 Deno.test("with HTTP_PROXY set, --transport http1 goes straight to the server and warns", async () => {
-  const server = await startMockServer({ ttftMs: 5, itlMs: 1, outputTokens: 8 });
-  const proxy = startForwardProxy();
-  const dir = await Deno.makeTempDir();
-  try {
-    const res = await runCli(profileArgs(server.url, dir, "http1"), {
-      env: proxyEnv(proxy.url),
-    });
-    assert.equal(res.code, 0, res.stderr);
-    assert.match(
-      res.stderr,
-      /warning: HTTP_PROXY is set, but --transport http1 does not use a proxy/,
-    );
-    assert.match(res.stderr, /transport http1/);
-    assert.deepEqual(proxy.seen, []);
-    const records = await readRecords(
-      join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency2", "profile_export.jsonl"),
-    );
-    assert.equal(records.length, 3);
-    for (const r of records) assert.equal(r.error, null);
-  } finally {
-    await proxy.close();
-    await server.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  const { res, seen, records } = await runWithProxy("http1", {
+    ttftMs: 5,
+    itlMs: 1,
+    outputTokens: 8,
+  });
+  assert.match(
+    res.stderr,
+    /warning: HTTP_PROXY is set, but --transport http1 does not use a proxy/,
+  );
+  assert.match(res.stderr, /transport http1/);
+  assert.deepEqual(seen, []);
+  assert.equal(records.length, 3);
+  for (const r of records) assert.equal(r.error, null);
 });
