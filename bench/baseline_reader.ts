@@ -18,7 +18,7 @@
 
 import { parseArgs } from "node:util";
 // The clock reprise and the mock's timing log use: their readings compare with this one's.
-import { epochNs } from "../src/load/clock.ts";
+import { epochNs } from "../src/record/clock.ts";
 
 const { values } = parseArgs({
   options: {

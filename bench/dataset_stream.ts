@@ -10,7 +10,7 @@
 
 import { join } from "node:path";
 import { loadDataset } from "../src/dataset/mod.ts";
-import { mulberry32 } from "../src/dataset/rng.ts";
+import { mulberry32 } from "../src/util/rng.ts";
 
 const MiB = 1024 * 1024;
 

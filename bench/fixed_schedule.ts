@@ -14,7 +14,7 @@ import { PhaseRunner } from "../src/load/phase_runner.ts";
 import { type LoadConfig, planPhases } from "../src/load/phases.ts";
 import type { PlannedConversation } from "../src/load/plan.ts";
 import { WorkerPool } from "../src/load/pool.ts";
-import type { RequestRecord } from "../src/load/record.ts";
+import type { RequestRecord } from "../src/record/record.ts";
 
 const { values } = parseArgs({
   options: {

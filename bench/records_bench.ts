@@ -11,13 +11,13 @@
 
 import { join } from "node:path";
 import type { Endpoint } from "../src/endpoints/types.ts";
-import type { RequestRecord } from "../src/load/record.ts";
+import type { RequestRecord } from "../src/record/record.ts";
 import { RecordWriter } from "../src/export/record_writer.ts";
 import { MetricsAggregator } from "../src/metrics/aggregator.ts";
 import { computeRecordValues, type RecordContext } from "../src/metrics/record_metrics.ts";
 import type { Tokenizer } from "../src/tokenizer/tokenizer.ts";
 import { Results } from "../src/cli/results.ts";
-import { mulberry32 } from "../src/dataset/rng.ts";
+import { mulberry32 } from "../src/util/rng.ts";
 
 const CHUNKS = 256;
 /** Distinct records cycled through, so no call sees the same values twice in a row. */

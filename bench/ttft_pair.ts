@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { createHttp1Transport } from "../src/transport/http1.ts";
 import { recycleResult } from "../src/transport/send.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
-import { epochNs } from "../src/load/clock.ts";
+import { epochNs } from "../src/record/clock.ts";
 import { percentileLinear } from "../src/metrics/stats.ts";
 import { startMockProcess } from "./mock_process.ts";
 

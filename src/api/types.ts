@@ -3,7 +3,7 @@
  * reads, never drives the run, and every value it serves has already been redacted.
  */
 
-import type { Phase } from "../load/record.ts";
+import type { Phase } from "../record/record.ts";
 import type { MetricStats as Stats } from "../metrics/summary.ts";
 
 /** Where a run is in its life. `/readyz` is 200 only while `running`; `/healthz` is 503 once `failed`. */

@@ -11,7 +11,7 @@ import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
 import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
 import type { PlannedConversation } from "../load/plan.ts";
-import type { RequestRecord } from "../load/record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
 import { computeRecordValues, inUsageSample } from "../metrics/record_metrics.ts";
 import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";

@@ -6,7 +6,7 @@
 
 import type { ApiSource, LiveSnapshot, PhaseProgress, RunInfo, RunStatus } from "../api/types.ts";
 import { Ctl, workerInFlight } from "../load/control.ts";
-import type { Phase } from "../load/record.ts";
+import type { Phase } from "../record/record.ts";
 import type { WorkerState } from "../load/pool.ts";
 import type { MetricsAggregator } from "../metrics/aggregator.ts";
 

@@ -5,6 +5,7 @@
  */
 
 import { z } from "zod";
+import { FAST_PATHS } from "../util/fast_paths.ts";
 
 /** How a raw command-line or environment string becomes a value. */
 export type OptionKind = "string" | "number" | "boolean" | "list";
@@ -427,6 +428,18 @@ export const profileOptions = {
     help:
       "HTTP client: http1 (reprise's own HTTP/1.1 client, far cheaper per streamed token), fetch (honours HTTP(S)_PROXY), or auto (http1 unless a proxy is set).",
     metavar: "KIND",
+  }),
+  plainPaths: opt<string[]>({
+    flag: "plain-paths",
+    env: ["REPRISE_PLAIN_PATHS"],
+    kind: "list",
+    schema: z.array(z.enum(["all", ...FAST_PATHS])),
+    expect: `all, or fast paths to turn off (${FAST_PATHS.join(", ") || "none yet"})`,
+    default: [],
+    group: "Development",
+    help:
+      "Turns off the named optimizations (or `all`), so that a run takes the plain path they are measured against (bench/LEDGER.md); repeatable.",
+    metavar: "NAME",
   }),
   workersMax: opt({
     flag: "workers-max",

@@ -14,7 +14,7 @@
 import { formatTurn } from "../endpoints/mod.ts";
 import type { Endpoint, FormatOptions, TurnInput } from "../endpoints/types.ts";
 import { datasetError } from "./errors.ts";
-import type { Conversation, Turn } from "./types.ts";
+import type { Conversation, LiveTurns, Turn } from "./types.ts";
 
 /** How the run turns a prompt into a body: the endpoint and the run-wide format settings. */
 export interface BodyFormat {
@@ -31,14 +31,6 @@ export interface PromptTurn {
   timestampMs?: number;
   /** `file:line`, for error messages. */
   origin?: string;
-}
-
-/** What a Worker needs to build the bodies of a live multi-turn conversation. */
-export interface LiveTurns {
-  /** The endpoint type whose `formatPayload` builds the bodies. */
-  endpointType: string;
-  options: FormatOptions;
-  turns: { input: TurnInput; extra?: Record<string, unknown> }[];
 }
 
 /** The body of one turn without history, or a `DatasetError` naming where the turn came from. */

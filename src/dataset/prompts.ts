@@ -7,7 +7,7 @@
 import { decodeO200k, encodeO200k } from "../tokenizer/o200k.ts";
 import { countO200k } from "../tokenizer/o200k_count.ts";
 import { SONNETS } from "./corpus_sonnets.ts";
-import { hash32, mulberry32 } from "./rng.ts";
+import { hash32, mulberry32 } from "../util/rng.ts";
 
 /** The corpus as tokens, tokenized once per process and text. */
 const tokenized = new Map<string, number[]>();

@@ -12,7 +12,7 @@ import { datasetError } from "./errors.ts";
 import { forEachLine } from "./lines.ts";
 import { fileStem, statPath } from "./paths.ts";
 import { jsonlFiles } from "./raw_payload.ts";
-import { mulberry32 } from "./rng.ts";
+import { mulberry32 } from "../util/rng.ts";
 import { parseRecord, type RecordTurn, recordTurn } from "./turn_fields.ts";
 import type { Dataset } from "./types.ts";
 

@@ -4,7 +4,7 @@
  * all agree without talking to each other.
  */
 
-import { hash32, hashFloat, mulberry32 } from "./rng.ts";
+import { hash32, hashFloat, mulberry32 } from "../util/rng.ts";
 
 /** The `--dataset-sampling-strategy` values. */
 export type SamplingStrategy = "sequential" | "random" | "shuffle";

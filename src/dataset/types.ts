@@ -6,7 +6,7 @@
  * bytes they read, so what the server sees is what the file holds.
  */
 
-import type { LiveTurns } from "./build.ts";
+import type { FormatOptions, TurnInput } from "../endpoints/types.ts";
 
 /** One request of a conversation. */
 export interface Turn {
@@ -48,4 +48,12 @@ export class DatasetError extends Error {
     super(message);
     this.name = "DatasetError";
   }
+}
+
+/** What a Worker needs to build the bodies of a live multi-turn conversation. */
+export interface LiveTurns {
+  /** The endpoint type whose `formatPayload` builds the bodies. */
+  endpointType: string;
+  options: FormatOptions;
+  turns: { input: TurnInput; extra?: Record<string, unknown> }[];
 }

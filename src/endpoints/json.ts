@@ -1,7 +1,7 @@
 /** Small readers for untrusted JSON answers, shared by the endpoint parsers. */
 
 import type { Parsed } from "./types.ts";
-import { messageOf } from "../transport/server_message.ts";
+import { messageOf } from "./server_message.ts";
 
 /** A plain JSON object. */
 export type JsonObject = Record<string, unknown>;

@@ -16,7 +16,7 @@ import { TemplateSlot } from "./chunk_template.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { isPlainText, rejectMedia, withExtras } from "./format.ts";
-import { messageOf } from "../transport/server_message.ts";
+import { messageOf } from "./server_message.ts";
 
 const DONE: Parsed = Object.freeze({ done: true });
 

@@ -16,7 +16,7 @@ import { TemplateSlot } from "./chunk_template.ts";
 import { errorIn, expectObject, isObject, type JsonObject, str } from "./json.ts";
 import { normalizeUsage } from "./usage.ts";
 import { audioClip, isPlainText, withExtras } from "./format.ts";
-import { messageOf } from "../transport/server_message.ts";
+import { messageOf } from "./server_message.ts";
 
 /** The key under which a request's stream state remembers the text parts that had deltas. */
 const SEEN = "responses.partsWithDeltas";

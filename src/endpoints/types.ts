@@ -1,6 +1,6 @@
 /** What every endpoint module provides: where requests go and how answers are read. */
 
-import type { Usage } from "../load/record.ts";
+import type { Usage } from "../record/record.ts";
 import type { ChunkTemplate } from "./chunk_template.ts";
 
 /** One Server-Sent Event, fields as the SSE spec defines them. */
@@ -104,14 +104,14 @@ export interface Endpoint {
    * Makes `t` the stream's text template, as reading one of its chunks as text would have: the
    * transport recognized the stream's first text chunk, in place, as an instance of a template
    * an earlier answer's reading set (the same bytes but for its `volatileKeys` values and its
-   * text; transport/known_events.ts). Optional; only with `textTemplate` and `volatileKeys`.
+   * text; answer/known_events.ts). Optional; only with `textTemplate` and `volatileKeys`.
    */
   adoptTemplate?(state: StreamState, t: ChunkTemplate): void;
   /**
    * Top-level keys of a stream event's JSON whose values change from one answer to the next
    * without changing what the event means to `parseText` (an answer's id, its creation time):
    * an event that carries no text and equals one read before but for these values is taken to
-   * mean the same (transport/known_events.ts). Only keys before the event's first object or
+   * mean the same (answer/known_events.ts). Only keys before the event's first object or
    * array value, with a string (without escapes) or number value, and only for an endpoint
    * whose `parseText` keeps no state but its text template. Optional.
    */

@@ -5,7 +5,7 @@
  * wins. A missing count stays missing (never 0), so metrics can tell "not reported" from zero.
  */
 
-import type { Usage } from "../load/record.ts";
+import type { Usage } from "../record/record.ts";
 
 type Path = readonly string[];
 

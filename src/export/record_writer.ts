@@ -4,8 +4,8 @@
  */
 
 import { dirname } from "node:path";
-import type { RequestRecord } from "../load/record.ts";
-import { putBytes, putByteString } from "../transport/bytes.ts";
+import type { RequestRecord } from "../record/record.ts";
+import { putBytes, putByteString } from "../util/bytes.ts";
 import {
   displayDivisor,
   METRICS,

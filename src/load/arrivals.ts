@@ -5,7 +5,7 @@
  * previous send": times are absolute, and a late send never pushes the later ones back.
  */
 
-import { hash32 } from "../dataset/rng.ts";
+import { hash32 } from "../util/rng.ts";
 
 /** How gaps between requests are distributed. */
 export type ArrivalPattern = "constant" | "poisson" | "gamma";

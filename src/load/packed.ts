@@ -5,7 +5,7 @@
  */
 
 import type { PlannedConversation } from "./plan.ts";
-import { utf8Length } from "../transport/utf8.ts";
+import { utf8Length } from "../util/utf8.ts";
 
 /** Bodies as UTF-8 bytes in shared memory; body `i` is `bytes[offsets[i] .. offsets[i + 1])`. */
 export interface PackedBodies {

@@ -6,7 +6,7 @@
 import { RAMP_STEP_MS, rampedConcurrency } from "./arrivals.ts";
 import type { PhaseSpec } from "./phases.ts";
 import type { WorkerPool } from "./pool.ts";
-import type { RequestRecord } from "./record.ts";
+import type { RequestRecord } from "../record/record.ts";
 
 /** Workers get the phase's start this far ahead, so the first send is not already late. */
 const START_LEAD_MS = 20;

@@ -1,6 +1,6 @@
 /** What a Worker is told before it starts: the work, the target, and the limits. */
 
-import type { Phase } from "./record.ts";
+import type { Phase } from "../record/record.ts";
 
 /** A conversation as Workers hold it: the session id and the body of each turn. */
 export interface PlannedConversation {
@@ -11,7 +11,7 @@ export interface PlannedConversation {
   /** Per turn: recorded send time in ms (trace replay with a fixed schedule). */
   timestampsMs?: (number | undefined)[];
   /** Built turns with live history (`deltas_without_responses`): bodies are made at send time. */
-  live?: import("../dataset/build.ts").LiveTurns;
+  live?: import("../dataset/types.ts").LiveTurns;
 }
 
 /** The parameters of one phase, identical for every Worker. */

@@ -5,11 +5,11 @@
 
 import { createControl, Ctl, UNCAPPED } from "./control.ts";
 import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./plan.ts";
-import type { RequestRecord } from "./record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";
 import { unpackRecords } from "./record_batch.ts";
-import { nowNs } from "./clock.ts";
+import { nowNs } from "../record/clock.ts";
 import type { WarmedUp, WarmUp } from "./warm.ts";
 
 /** How far the Workers' clocks are from the main thread's, as measured at start. */

@@ -6,7 +6,7 @@
  * in one array. The rare parts (errors, reasoning flags) travel aside as they are.
  */
 
-import type { Phase, RecordError, RequestRecord, Usage } from "./record.ts";
+import type { Phase, RecordError, RequestRecord, Usage } from "../record/record.ts";
 
 /**
  * Records per message from a Worker to the main thread (or fewer, when a batch's time is up: see

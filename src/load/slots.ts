@@ -9,15 +9,15 @@ import { sampler } from "../dataset/sampling.ts";
 import { createTransport } from "../transport/select.ts";
 import type { Transport } from "../transport/http1.ts";
 import { recycleResult, type SendResult } from "../transport/send.ts";
-import { hash32 } from "../dataset/rng.ts";
+import { hash32 } from "../util/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
-import { epochNs } from "./clock.ts";
+import { epochNs } from "../record/clock.ts";
 import { claimRequest, Ctl, workerInFlight } from "./control.ts";
 import { acquireSlot, releaseSlot, tryAcquireSlot, waitUntil } from "./wait.ts";
 import type { PhasePlan } from "./plan.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
-import type { RequestRecord } from "./record.ts";
+import type { RequestRecord } from "../record/record.ts";
 
 /** Bodies whose views a Worker keeps, from the first: 4,096 views are about 350 KiB. */
 const MAX_BODY_VIEWS = 4096;

@@ -13,9 +13,9 @@
 
 import { createHttp1Transport } from "../transport/http1.ts";
 import { recycleResult } from "../transport/send.ts";
-import { forgetKnownEvents } from "../transport/known_events.ts";
+import { forgetKnownEvents } from "../answer/known_events.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
-import { concat } from "../transport/bytes.ts";
+import { concat } from "../util/bytes.ts";
 
 /** What a Worker warms up with: a request of the run and the answer it reads, again and again. */
 export interface WarmUp {

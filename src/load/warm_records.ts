@@ -5,8 +5,8 @@
  */
 
 import { BATCH_SIZE, RecordPacker, unpackRecords } from "./record_batch.ts";
-import type { RequestRecord } from "./record.ts";
-import { tokensText } from "../mock/tokens.ts";
+import type { RequestRecord } from "../record/record.ts";
+import { tokensText } from "../tokenizer/words.ts";
 
 /** Records the main thread warms up with (`warmRecords`, `Results.warmUp`). */
 export const MAIN_WARM_RECORDS = 512;

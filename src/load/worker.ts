@@ -7,10 +7,10 @@
 
 import type { FromWorker, ToWorker } from "./plan.ts";
 import type { WorkerDataset } from "./packed.ts";
-import type { RequestRecord } from "./record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import { BATCH_SIZE, batchTransfer, RecordPacker } from "./record_batch.ts";
 import { InFlight, runSlots } from "./slots.ts";
-import { nowNs } from "./clock.ts";
+import { nowNs } from "../record/clock.ts";
 import { warmUp } from "./warm.ts";
 import { FlushTimer } from "./flush_timer.ts";
 import type { Transport } from "../transport/http1.ts";

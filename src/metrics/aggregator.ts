@@ -4,7 +4,7 @@
  * a live snapshot sorts only small samples.
  */
 
-import type { RequestRecord } from "../load/record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import { Column, type ColumnOptions, CopyBuffers, type Values } from "./column.ts";
 import {
   type MetricDef,

@@ -4,7 +4,7 @@
  * values computed by definitions above it, so one pass in table order computes them all.
  */
 
-import type { RequestRecord } from "../load/record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import type { Tokenizer } from "../tokenizer/tokenizer.ts";
 
 /** Record metrics give one value per request; aggregate and derived ones, one per run. */

@@ -1,6 +1,6 @@
 /** Failed requests grouped by what failed: AIPerf's `error_summary`. */
 
-import type { RecordError, RequestRecord } from "../load/record.ts";
+import type { RecordError, RequestRecord } from "../record/record.ts";
 
 /** One group of identical errors. */
 export interface ErrorSummaryEntry {

@@ -1,6 +1,6 @@
 /** Per-request metrics: one pass over the metric table for one finished request. */
 
-import type { RequestRecord } from "../load/record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import {
   type MetricDef,
   METRICS,

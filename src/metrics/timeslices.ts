@@ -3,7 +3,7 @@
  * metrics, so a drift over the run (warm-up, degradation) shows.
  */
 
-import type { RequestRecord } from "../load/record.ts";
+import type { RequestRecord } from "../record/record.ts";
 import { type AggregatorOptions, MetricsAggregator } from "./aggregator.ts";
 import { type RecordMetrics, type RecordValues, recordValues } from "./definitions.ts";
 import type { Summary } from "./summary.ts";

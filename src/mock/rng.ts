@@ -1,7 +1,7 @@
 /** A small seeded pseudo-random generator, so injected faults and jitter repeat for a seed. */
 
 /** Uniform numbers in [0, 1), fully determined by the seed: the dataset's mulberry32. */
-export { mulberry32 as seededRandom } from "../dataset/rng.ts";
+export { mulberry32 as seededRandom } from "../util/rng.ts";
 
 /** A 32-bit FNV-1a hash of a string: a stable seed derived from request text. */
 export function hashString(text: string): number {

@@ -19,8 +19,8 @@
  * recorded, so a response never waits for the disk; `close()` writes what is left.
  */
 
-import { epochNs } from "../load/clock.ts";
-import { writeAll } from "../transport/bytes.ts";
+import { epochNs } from "../record/clock.ts";
+import { writeAll } from "../util/bytes.ts";
 
 /** What one streamed answer sent, as `performance.now()` milliseconds. */
 export interface SentTimes {

@@ -15,7 +15,7 @@
  * dropped answers need. No TLS, no `Expect: 100-continue`, no upgrades.
  */
 
-import { concat, writeAll as writeAllBytes } from "../transport/bytes.ts";
+import { concat, writeAll as writeAllBytes } from "../util/bytes.ts";
 
 /** What the server hands the handler with each request. */
 export interface WireInfo {

@@ -29,8 +29,8 @@ import {
   streamEnded,
 } from "./send.ts";
 import type { Endpoint } from "../endpoints/types.ts";
-import { concat, putBytes, putByteString, sameBytes, writeAll } from "./bytes.ts";
-import { SseParser } from "./sse.ts";
+import { concat, putBytes, putByteString, sameBytes, writeAll } from "../util/bytes.ts";
+import { SseParser } from "../answer/sse.ts";
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 
 /** A transport: `send` as in send.ts, plus `close` to drop the idle connections it keeps. */

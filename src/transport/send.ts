@@ -8,8 +8,8 @@
 
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 import type { Endpoint, Parsed, SseEvent, StreamState } from "../endpoints/types.ts";
-import type { RecordError, Usage } from "../load/record.ts";
-import { SseParser, type SseSink } from "./sse.ts";
+import type { RecordError, Usage } from "../record/record.ts";
+import { SseParser, type SseSink } from "../answer/sse.ts";
 import {
   type ChunkTemplate,
   digitsEnd,
@@ -17,7 +17,7 @@ import {
   plainJsonChar,
   plainJsonText,
 } from "../endpoints/chunk_template.ts";
-import { serverMessage, truncate } from "./server_message.ts";
+import { serverMessage, truncate } from "../endpoints/server_message.ts";
 import {
   releaseSlot,
   scanned,
@@ -25,10 +25,10 @@ import {
   takeSlot,
   writeJoint,
   writeJointBytes,
-} from "./sse_scan.ts";
-import { utf8Decoder, utf8Length } from "./utf8.ts";
-import { blankLineEnd } from "./bytes.ts";
-import { DATA_LEAD, type KnownEvents, knownEventsFor } from "./known_events.ts";
+} from "../answer/sse_scan.ts";
+import { utf8Decoder, utf8Length } from "../util/utf8.ts";
+import { blankLineEnd } from "../util/bytes.ts";
+import { DATA_LEAD, type KnownEvents, knownEventsFor } from "../answer/known_events.ts";
 
 /** What to send and how to read the answer. */
 export interface SendOptions {

@@ -8,7 +8,7 @@ import {
   skipSpace,
   skipValue,
 } from "../../src/dataset/json_scan.ts";
-import { mulberry32 } from "../../src/dataset/rng.ts";
+import { mulberry32 } from "../../src/util/rng.ts";
 
 /** True when the scanner accepts `text` as exactly one JSON document. */
 function scans(text: string): boolean {

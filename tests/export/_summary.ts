@@ -2,7 +2,7 @@
 
 import { MetricsAggregator } from "../../src/metrics/aggregator.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import { record, wordTokenizer } from "../metrics/_records.ts";
 
 /** Start of the first request (epoch ns, beyond 2^53 on purpose). */

@@ -7,7 +7,7 @@ import {
   wholeNumbers,
   writeNumbers,
 } from "../../src/export/record_writer.ts";
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import {
   metricDef,
   RECORD_DEFS,

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import {
   batchTransfer,
   type RecordBatch,
   RecordPacker,
   unpackRecords,
 } from "../../src/load/record_batch.ts";
-import { mulberry32 } from "../../src/dataset/rng.ts";
+import { mulberry32 } from "../../src/util/rng.ts";
 
 /** A record with every optional part set or not, as `i` and the random draws decide. */
 function record(i: number, rand: () => number): RequestRecord {

@@ -3,7 +3,7 @@ import { startMockServer } from "../../src/mock/server.ts";
 import { createControl, Ctl, UNCAPPED } from "../../src/load/control.ts";
 import { fixedTiming } from "../../src/load/phases.ts";
 import type { PhasePlan, PlannedConversation } from "../../src/load/plan.ts";
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import { InFlight, runSlots } from "../../src/load/slots.ts";
 import { packConversations } from "../../src/load/packed.ts";
 import type { LoadConfig } from "../../src/load/phases.ts";

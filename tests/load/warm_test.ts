@@ -14,10 +14,10 @@ import { Results } from "../../src/cli/results.ts";
 import { RecordWriter } from "../../src/export/record_writer.ts";
 import { computeRecordValues } from "../../src/metrics/record_metrics.ts";
 import { builtinTokenizer } from "../../src/tokenizer/tokenizer.ts";
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import { WorkerPool } from "../../src/load/pool.ts";
 import { MAX_SAMPLE_EVENTS, type SampleAnswer, sampleAnswer } from "../../src/mock/sample.ts";
-import { knownEventsFor } from "../../src/transport/known_events.ts";
+import { knownEventsFor } from "../../src/answer/known_events.ts";
 import { getEndpoint } from "../../src/endpoints/mod.ts";
 import { warmUpLine } from "../../src/cli/run.ts";
 

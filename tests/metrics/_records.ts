@@ -1,6 +1,6 @@
 /** Record builders shared by the metrics and export tests. */
 
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import type { Tokenizer } from "../../src/tokenizer/tokenizer.ts";
 
 /** A successful request with defaults; override any field. */

@@ -4,7 +4,7 @@
  * a column pushing values one at a time with a closure generator, and a varied record set.
  */
 
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import {
   METRICS,
   RECORD_DEFS,

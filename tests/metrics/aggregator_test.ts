@@ -3,7 +3,7 @@ import { LIST_CAP, MetricsAggregator } from "../../src/metrics/aggregator.ts";
 import { Column } from "../../src/metrics/column.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import type { MetricResult, Summary } from "../../src/metrics/summary.ts";
-import type { RequestRecord } from "../../src/load/record.ts";
+import type { RequestRecord } from "../../src/record/record.ts";
 import { record, wordTokenizer } from "./_records.ts";
 import { percentileLinear } from "../../src/metrics/stats.ts";
 import { samplingWarnings } from "../../src/metrics/warnings.ts";

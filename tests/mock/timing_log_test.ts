@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { startMockServer } from "../../src/mock/server.ts";
 import { type StreamScript, timedStream } from "../../src/mock/stream.ts";
 import { type SentTimes, timingLine, TimingLog } from "../../src/mock/timing_log.ts";
-import { epochNs } from "../../src/load/clock.ts";
+import { epochNs } from "../../src/record/clock.ts";
 import { post, readSse } from "./helpers.ts";
 
 /** One line of a timing log, `*_ns` fields read exactly. */

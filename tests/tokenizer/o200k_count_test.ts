@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import o200k, { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { countO200k, splitO200k } from "../../src/tokenizer/o200k_count.ts";
-import { mulberry32 } from "../../src/dataset/rng.ts";
+import { mulberry32 } from "../../src/util/rng.ts";
 import { SONNETS } from "../../src/dataset/corpus_sonnets.ts";
 
 // gpt-tokenizer's own split regex, the reference for the pieces.

@@ -21,7 +21,7 @@ import {
   o200kTokenBytes,
 } from "../../src/tokenizer/o200k.ts";
 import { countO200k, isWithinO200kLimit } from "../../src/tokenizer/o200k_count.ts";
-import { mulberry32 } from "../../src/dataset/rng.ts";
+import { mulberry32 } from "../../src/util/rng.ts";
 import { SONNETS } from "../../src/dataset/corpus_sonnets.ts";
 
 /** The parts of gpt-tokenizer's encoder that the tests compare against. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { loadTokenizer, TOKEN_TEXTS } from "../../src/mock/tokens.ts";
 import { PromptSource } from "../../src/dataset/prompts.ts";
-import { hash32, mulberry32 } from "../../src/dataset/rng.ts";
+import { hash32, mulberry32 } from "../../src/util/rng.ts";
 import { SONNETS } from "../../src/dataset/corpus_sonnets.ts";
 import { decodeO200k } from "../../src/tokenizer/o200k.ts";
 

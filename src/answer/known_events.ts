@@ -18,7 +18,7 @@
 
 import { type ChunkTemplate, plainJsonChar } from "../endpoints/chunk_template.ts";
 import type { Parsed } from "../endpoints/types.ts";
-import { sameBytes } from "./bytes.ts";
+import { sameBytes } from "../util/bytes.ts";
 
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
-import { SseParser } from "../../src/transport/sse.ts";
+import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../../src/endpoints/messages.ts";
@@ -512,7 +512,7 @@ Deno.test("EventReader: text kept until the answer ends does not keep its chunks
   const src = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
   const code = `
     import { emptyResult, EventReader } from ${src("../../src/transport/send.ts")};
-    import { SseParser } from ${src("../../src/transport/sse.ts")};
+    import { SseParser } from ${src("../../src/answer/sse.ts")};
     import { chatEndpoint } from ${src("../../src/endpoints/chat.ts")};
     const event = (o) => "data: " + JSON.stringify(o) + "\\n\\n";
     const chunk = new TextEncoder().encode(

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
-import { SseParser } from "../../src/transport/sse.ts";
+import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
-import { SLOT_BYTES } from "../../src/transport/sse_scan.ts";
+import { SLOT_BYTES } from "../../src/answer/sse_scan.ts";
 
 const enc = new TextEncoder();
 

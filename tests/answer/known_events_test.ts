@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { KnownEvents } from "../../src/transport/known_events.ts";
+import { KnownEvents } from "../../src/answer/known_events.ts";
 import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
-import { SseParser } from "../../src/transport/sse.ts";
+import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
 import type { Endpoint, Parsed, StreamState } from "../../src/endpoints/types.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { concat, sameBytes, writeAll } from "../../src/transport/bytes.ts";
+import { concat, sameBytes, writeAll } from "../../src/util/bytes.ts";
 
 Deno.test("writeAll: a writer that takes at most 3 bytes a call still gets every byte, in order", async () => {
   const got: number[] = [];

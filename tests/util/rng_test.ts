@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hash32, hashFloat, mix32, mulberry32 } from "../../src/dataset/rng.ts";
+import { hash32, hashFloat, mix32, mulberry32 } from "../../src/util/rng.ts";
 
 Deno.test("mulberry32 is deterministic per seed and stays in [0, 1)", () => {
   const a = mulberry32(42);

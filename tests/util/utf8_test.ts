@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { utf8Length } from "../../src/transport/utf8.ts";
+import { utf8Length } from "../../src/util/utf8.ts";
 
 Deno.test("utf8Length: the bytes TextEncoder writes, ASCII or not, lone surrogates as U+FFFD", () => {
   const enc = new TextEncoder();

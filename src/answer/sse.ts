@@ -12,8 +12,8 @@
 
 import type { SseEvent } from "../endpoints/types.ts";
 import { ownCopy } from "../endpoints/chunk_template.ts";
-import { utf8Decoder } from "./utf8.ts";
-import { blankLineEnd } from "./bytes.ts";
+import { utf8Decoder } from "../util/utf8.ts";
+import { blankLineEnd } from "../util/bytes.ts";
 
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { parseSse, SseParser, sseTransform } from "../../src/transport/sse.ts";
+import { parseSse, SseParser, sseTransform } from "../../src/answer/sse.ts";
 import type { SseEvent } from "../../src/endpoints/types.ts";
 
 const enc = new TextEncoder();
@@ -307,7 +307,7 @@ Deno.test("SseParser: what waits for the next chunk does not keep the chunk aliv
   // come. Kept as slices of their chunks, they would hold the 400 chunks' text (26 MB).
   const code = (tail: string) => `
     import { SseParser } from ${
-    JSON.stringify(new URL("../../src/transport/sse.ts", import.meta.url).href)
+    JSON.stringify(new URL("../../src/answer/sse.ts", import.meta.url).href)
   };
     const sink = { onEvent() {}, onTyped() {} };
     const chunk = new TextEncoder().encode("data: " + "x".repeat(65536) + "\\n\\n" + ${
