@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { emptyResult, sealResult } from "../../src/answer/result.ts";
+import { EventReader } from "../../src/answer/event_reader.ts";
+import type { ReadState } from "../../src/answer/apply.ts";
 import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
@@ -61,13 +63,17 @@ function read(
  * keys are a copy: the events it knows start empty (they are kept per set of keys).
  */
 function countingParseText(endpoint: Endpoint): Endpoint & { calls: number } {
+  const f = endpoint.fast!;
   const counted = {
     ...endpoint,
-    volatileKeys: endpoint.volatileKeys && [...endpoint.volatileKeys],
     calls: 0,
-    parseText(data: string, state: StreamState, event: string) {
-      counted.calls++;
-      return endpoint.parseText!(data, state, event);
+    fast: {
+      ...f,
+      volatileKeys: f.volatileKeys && [...f.volatileKeys],
+      parseText(data: string, state: StreamState, event: string) {
+        counted.calls++;
+        return f.parseText(data, state, event);
+      },
     },
   };
   return counted;
@@ -168,10 +174,13 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
     let parsed = 0;
     const counting: Endpoint = {
       ...chatEndpoint,
-      volatileKeys: undefined,
-      parseText(data, state, event) {
-        parsed++;
-        return chatEndpoint.parseText!(data, state, event);
+      fast: {
+        ...chatEndpoint.fast!,
+        volatileKeys: undefined,
+        parseText(data, state, event) {
+          parsed++;
+          return chatEndpoint.fast!.parseText(data, state, event);
+        },
       },
       parseEvent(event, state) {
         parsed++;
@@ -477,7 +486,7 @@ Deno.test("responses parseText: text deltas after the first are read without par
       content_index: 0,
       delta: text,
     });
-  const parseText = responsesEndpoint.parseText!;
+  const parseText = responsesEndpoint.fast!.parseText;
   assert.equal(parseText(delta(1, "a"), state, "response.output_text.delta"), "a");
   const parse = JSON.parse;
   let parses = 0;
@@ -511,7 +520,8 @@ Deno.test("EventReader: text kept until the answer ends does not keep its chunks
   // the pieces would keep the 400 chunks' text alive (26 MB) for as long as the streams last.
   const src = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
   const code = `
-    import { emptyResult, EventReader } from ${src("../../src/transport/send.ts")};
+    import { emptyResult } from ${src("../../src/answer/result.ts")};
+    import { EventReader } from ${src("../../src/answer/event_reader.ts")};
     import { SseParser } from ${src("../../src/answer/sse.ts")};
     import { chatEndpoint } from ${src("../../src/endpoints/chat.ts")};
     const event = (o) => "data: " + JSON.stringify(o) + "\\n\\n";

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { KnownEvents } from "../../src/answer/known_events.ts";
-import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { emptyResult, sealResult } from "../../src/answer/result.ts";
+import { EventReader } from "../../src/answer/event_reader.ts";
+import type { ReadState } from "../../src/answer/apply.ts";
 import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
@@ -164,9 +166,12 @@ function read(text: string, endpoint: Endpoint, shortcut: boolean, step = 1 << 1
   let calls = 0;
   const counted: Endpoint = {
     ...endpoint,
-    parseText(data: string, state: StreamState, event: string) {
-      calls++;
-      return endpoint.parseText!(data, state, event);
+    fast: {
+      ...endpoint.fast!,
+      parseText(data: string, state: StreamState, event: string) {
+        calls++;
+        return endpoint.fast!.parseText(data, state, event);
+      },
     },
   };
   const r = emptyResult();
@@ -186,7 +191,10 @@ function read(text: string, endpoint: Endpoint, shortcut: boolean, step = 1 << 1
 
 Deno.test("EventReader: a later answer's opening and closing events are known, and read as the first answer's were", () => {
   // Volatile keys of this test's own: the events it knows start empty.
-  const endpoint: Endpoint = { ...chatEndpoint, volatileKeys: ["id", "created"] };
+  const endpoint: Endpoint = {
+    ...chatEndpoint,
+    fast: { ...chatEndpoint.fast!, volatileKeys: ["id", "created"] },
+  };
   const words = [" a", " b", " c"];
   const first = read(answer("chatcmpl-1111", 1700000000, words), endpoint, true);
   // The role, first text, finish and usage chunks and the end marker.
@@ -209,7 +217,10 @@ Deno.test("EventReader: a later answer's opening and closing events are known, a
 });
 
 Deno.test("EventReader: completions streams know their closing events too", () => {
-  const endpoint: Endpoint = { ...completionsEndpoint, volatileKeys: ["id", "created"] };
+  const endpoint: Endpoint = {
+    ...completionsEndpoint,
+    fast: { ...completionsEndpoint.fast!, volatileKeys: ["id", "created"] },
+  };
   const cmpl = (id: string, text: string | null, extra: object = {}) =>
     `data: ${
       JSON.stringify({
@@ -315,7 +326,10 @@ Deno.test("KnownEvents: only untyped, uncounted ASCII templates of the event its
 });
 
 Deno.test("EventReader: a later answer's first text chunk of another shape is read as text", () => {
-  const endpoint: Endpoint = { ...chatEndpoint, volatileKeys: ["id", "created"] };
+  const endpoint: Endpoint = {
+    ...chatEndpoint,
+    fast: { ...chatEndpoint.fast!, volatileKeys: ["id", "created"] },
+  };
   read(answer("chatcmpl-1111", 1700000000, [" a", " b"]), endpoint, true);
   // Non-ASCII or escaped first texts, and a first chunk with other keys: each read as text, each
   // the same as the general path reads it.

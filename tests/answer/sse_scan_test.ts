@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { emptyResult, sealResult } from "../../src/answer/result.ts";
+import { EventReader } from "../../src/answer/event_reader.ts";
+import type { ReadState } from "../../src/answer/apply.ts";
 import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
@@ -83,9 +85,12 @@ Deno.test("readRunBytes: a joint too long for its slot is read by readRun, as th
   let parses = 0;
   const counted: Endpoint = {
     ...chatEndpoint,
-    parseText(data: string, state: StreamState, event: string) {
-      parses++;
-      return chatEndpoint.parseText!(data, state, event);
+    fast: {
+      ...chatEndpoint.fast!,
+      parseText(data: string, state: StreamState, event: string) {
+        parses++;
+        return chatEndpoint.fast!.parseText(data, state, event);
+      },
     },
   };
   const words = Array.from({ length: 50 }, (_, i) => ` w${i}`);

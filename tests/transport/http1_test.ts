@@ -1,12 +1,8 @@
 /** What only the HTTP/1.1 client does: framing edge cases and connection handling. */
 import assert from "node:assert/strict";
-import {
-  createHttp1Transport,
-  Deadlines,
-  readsDirectly,
-  type Timed,
-} from "../../src/transport/http1.ts";
-import type { SendOptions } from "../../src/transport/send.ts";
+import { createHttp1Transport } from "../../src/answer/client.ts";
+import { Deadlines, type Timed } from "../../src/transport/deadlines.ts";
+import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 
 const enc = new TextEncoder();
@@ -601,19 +597,6 @@ Deno.test("Deadlines: requests leaving from any place; only those still listed t
   assert.deepEqual(timedOut.sort(), ["b", "e"]);
   // The timer stopped with the last one: the test's sanitizer fails on an interval left running.
   assert.equal(deadlines.size, 0);
-});
-
-Deno.test("http1: on this runtime, reads go straight to Deno's read op", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
-  const peer = await listener.accept();
-  try {
-    assert.equal(readsDirectly(conn), true);
-  } finally {
-    conn.close();
-    peer.close();
-    listener.close();
-  }
 });
 
 Deno.test("http1: waiting counts requests until their answer's body begins, and none after they end", async () => {

@@ -3,8 +3,8 @@
  * client, so either can be chosen without changing what a run reports.
  */
 import assert from "node:assert/strict";
-import { send, type SendOptions, type SendResult } from "../../src/transport/send.ts";
-import { createHttp1Transport } from "../../src/transport/http1.ts";
+import { createHttp1Transport, send } from "../../src/answer/client.ts";
+import type { SendOptions, SendResult } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
 import { bodyBytes, packBodies } from "../../src/load/packed.ts";
@@ -309,13 +309,16 @@ for (const subject of subjects) {
     // stamps of the others, which arrived at the same moment.
     const slowFirst = {
       ...chatEndpoint,
-      parseText(data: string, state: Record<string, unknown>, event: string) {
-        if (state.burnt === undefined) {
-          state.burnt = true;
-          const until = performance.now() + burnMs;
-          while (performance.now() < until) { /* parsing */ }
-        }
-        return chatEndpoint.parseText!(data, state, event);
+      fast: {
+        ...chatEndpoint.fast!,
+        parseText(data: string, state: Record<string, unknown>, event: string) {
+          if (state.burnt === undefined) {
+            state.burnt = true;
+            const until = performance.now() + burnMs;
+            while (performance.now() < until) { /* parsing */ }
+          }
+          return chatEndpoint.fast!.parseText(data, state, event);
+        },
       },
     };
     const results = await sendBurst(subject, srv, streams, slowFirst, async () => {
@@ -340,18 +343,21 @@ for (const subject of subjects) {
     let firsts = 0;
     const slowSecond = {
       ...chatEndpoint,
-      // Every first token read by parseText, which counts them (not recognized in place as an
-      // instance of an earlier answer's template).
-      adoptTemplate: undefined,
-      parseText(data: string, state: Record<string, unknown>, event: string) {
-        const calls = ((state.calls as number | undefined) ?? 0) + 1;
-        state.calls = calls;
-        if (calls === 1) firsts++;
-        if (calls === 2) {
-          const until = performance.now() + burnMs;
-          while (performance.now() < until) { /* parsing */ }
-        }
-        return chatEndpoint.parseText!(data, state, event);
+      fast: {
+        ...chatEndpoint.fast!,
+        // Every first token read by parseText, which counts them (not recognized in place as an
+        // instance of an earlier answer's template).
+        adoptTemplate: undefined,
+        parseText(data: string, state: Record<string, unknown>, event: string) {
+          const calls = ((state.calls as number | undefined) ?? 0) + 1;
+          state.calls = calls;
+          if (calls === 1) firsts++;
+          if (calls === 2) {
+            const until = performance.now() + burnMs;
+            while (performance.now() < until) { /* parsing */ }
+          }
+          return chatEndpoint.fast!.parseText(data, state, event);
+        },
       },
     };
     // Once every first token is read, the server writes the second tokens together.
