@@ -9,6 +9,7 @@ import { messagesEndpoint } from "../../src/endpoints/messages.ts";
 import { responsesEndpoint } from "../../src/endpoints/responses.ts";
 import { probeTemplate, TemplateSlot, textByTemplate } from "../../src/endpoints/chunk_template.ts";
 import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
 
 const enc = new TextEncoder();
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -79,18 +80,41 @@ function countingParseText(endpoint: Endpoint): Endpoint & { calls: number } {
   return counted;
 }
 
-/** Asserts the shortcut reads every stream as the general path does, whatever the read size. */
+/** `f` run with every fast path off (`--plain-paths all`): what the fast paths must agree with. */
+function plainly<T>(f: () => T): T {
+  setPlainPaths(["all"]);
+  try {
+    return f();
+  } finally {
+    setPlainPaths([]);
+  }
+}
+
+/**
+ * Asserts the shortcut reads every stream as the general path does, whatever the read size, and
+ * as the same reader with every fast path turned off does.
+ */
 function assertShortcutAgrees(streams: string[], endpoint: Endpoint = chatEndpoint): void {
   for (const [i, text] of streams.entries()) {
     for (const step of [1, 7, 64, 1 << 16]) {
       const general = read(text, false, step, endpoint);
       const shortcut = read(text, true, step, endpoint);
       assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+      assert.deepEqual(
+        plainly(() => read(text, true, step, endpoint)),
+        shortcut,
+        `stream ${i}, ${step}-byte reads, plain paths`,
+      );
       // The same cut as text: the parser's text path and `readRun`.
       assert.deepEqual(
         read(text, true, step, endpoint, true),
         read(text, false, step, endpoint, true),
         `stream ${i}, pieces of ${step} code points`,
+      );
+      assert.deepEqual(
+        plainly(() => read(text, true, step, endpoint, true)),
+        read(text, true, step, endpoint, true),
+        `stream ${i}, pieces of ${step} code points, plain paths`,
       );
     }
   }
@@ -559,4 +583,43 @@ Deno.test("EventReader: text kept until the answer ends does not keep its chunks
   new SseParser(events).push(enc.encode(chunk({ content: "Grüße aus Köln, schön!" })));
   events.finish();
   assert.equal(r.outputText, "Grüße aus Köln, schön!");
+});
+
+Deno.test("EventReader: each fast path turned off by name is not taken", () => {
+  const text = chunk({ content: "a" }) + chunk({ content: "b" }) + chunk({ content: "c" }) +
+    "data: [DONE]\n\n";
+  /** A reader that counts the calls to its scan of bytes. */
+  class CountingReader extends EventReader {
+    scans = 0;
+    override readRunBytes(b: Uint8Array, from: number, at: number, to: number, fresh: boolean) {
+      this.scans++;
+      return super.readRunBytes(b, from, at, to, fresh);
+    }
+  }
+  const readWith = (plain: string[]) => {
+    setPlainPaths(plain);
+    try {
+      const endpoint = countingParseText(chatEndpoint);
+      const r = emptyResult();
+      const events = new CountingReader(r, { done: false, answered: false }, endpoint);
+      const parser = new SseParser(events);
+      parser.push(enc.encode(text));
+      parser.end();
+      events.finish();
+      return { text: r.outputText, parsed: endpoint.calls, scans: events.scans };
+    } finally {
+      setPlainPaths([]);
+    }
+  };
+  const fastRead = readWith([]);
+  assert.equal(fastRead.text, "abc");
+  assert.ok(fastRead.scans > 0);
+  // The scan off: the read is parsed as text, its bytes never scanned.
+  const noScan = readWith(["wasm-scan"]);
+  assert.equal(noScan.text, "abc");
+  assert.equal(noScan.scans, 0);
+  // Text templates off: every event through parseEvent, none through parseText.
+  const noTemplate = readWith(["text-template"]);
+  assert.equal(noTemplate.text, "abc");
+  assert.equal(noTemplate.parsed, 0);
 });

@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { createHttp1Transport } from "../../src/answer/client.ts";
 import { Deadlines, type Timed } from "../../src/transport/deadlines.ts";
+import { directRid } from "../../src/transport/direct_read.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
 import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 
@@ -597,6 +599,22 @@ Deno.test("Deadlines: requests leaving from any place; only those still listed t
   assert.deepEqual(timedOut.sort(), ["b", "e"]);
   // The timer stopped with the last one: the test's sanitizer fails on an interval left running.
   assert.equal(deadlines.size, 0);
+});
+
+Deno.test("http1: with direct-read turned off, or not asked for, a connection is read through Conn.read", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
+  const peer = await listener.accept();
+  try {
+    assert.equal(directRid(conn, false), -1);
+    setPlainPaths(["direct-read"]);
+    assert.equal(directRid(conn, true), -1);
+  } finally {
+    setPlainPaths([]);
+    conn.close();
+    peer.close();
+    listener.close();
+  }
 });
 
 Deno.test("http1: waiting counts requests until their answer's body begins, and none after they end", async () => {
