@@ -40,14 +40,6 @@ function ridOf(conn: Deno.Conn): number | null {
 }
 
 /**
- * True when reads of `conn` can go straight to Deno's op on this runtime (see `coreRead`); a
- * test checks it, so that a runtime without it is noticed rather than silently slower.
- */
-export function readsDirectly(conn: Deno.Conn): boolean {
-  return coreRead !== null && ridOf(conn) !== null;
-}
-
-/**
  * The resource id to read `conn` through the op with, or -1 to read through `conn.read`: when
  * `direct` is false, `--plain-paths direct-read` turned the op off, or this runtime lacks it.
  */

@@ -24,18 +24,7 @@ import {
   type WireRequest,
   type WireTransport,
 } from "./wire.ts";
-import {
-  bufferSize,
-  Connection,
-  LENT_BUDGET,
-  LentBuffers,
-  MAX_LENT_BUFFER,
-  MAX_OWN_BUFFER,
-  MIN_LENT,
-  MIN_LENT_BUFFER,
-  MIN_OWN_BUFFER,
-  OWN_BUDGET,
-} from "./http1_connection.ts";
+import { Connection, type LentBuffers, readBuffers } from "./http1_connection.ts";
 import { type Head, HeadCache, headOf, ProtocolError } from "./http1_head.ts";
 import { BodyReader } from "./http1_body.ts";
 import { Deadlines } from "./deadlines.ts";
@@ -449,14 +438,11 @@ function timeUp(x: Exchange): void {
 /** Creates an HTTP/1.1 transport with its own keep-alive connection pools. */
 export function createHttp1Wire(options: Http1Options = {}): WireTransport {
   const connections = Math.max(1, options.connections ?? 1);
-  const bufferBytes = options.readBufferBytes ??
-    bufferSize(OWN_BUDGET, connections, MIN_OWN_BUFFER, MAX_OWN_BUFFER);
-  const lentBytes = Math.max(
-    bufferBytes,
-    options.lentBufferBytes ??
-      bufferSize(LENT_BUDGET, connections, MIN_LENT_BUFFER, MAX_LENT_BUFFER),
+  const { lent, ownBytes: bufferBytes } = readBuffers(
+    connections,
+    options.readBufferBytes,
+    options.lentBufferBytes,
   );
-  const lent = new LentBuffers(lentBytes, Math.max(MIN_LENT, Math.floor(LENT_BUDGET / lentBytes)));
   const idle = new Map<string, Connection[]>();
   let closed = false;
   const targets = new Targets();

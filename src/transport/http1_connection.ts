@@ -22,20 +22,39 @@ import { directRid, readConn } from "./direct_read.ts";
  * connections per Worker, up to 128 were lent at once and none was refused (bench/README.md,
  * "Lent buffers of 64 KiB").
  */
-export const MIN_OWN_BUFFER = 1024;
-export const MAX_OWN_BUFFER = 8 * 1024;
-export const MIN_LENT_BUFFER = 64 * 1024;
-export const MAX_LENT_BUFFER = 128 * 1024;
-export const OWN_BUDGET = 4 * 1024 * 1024;
-export const LENT_BUDGET = 8 * 1024 * 1024;
+const MIN_OWN_BUFFER = 1024;
+const MAX_OWN_BUFFER = 8 * 1024;
+const MIN_LENT_BUFFER = 64 * 1024;
+const MAX_LENT_BUFFER = 128 * 1024;
+const OWN_BUDGET = 4 * 1024 * 1024;
+const LENT_BUDGET = 8 * 1024 * 1024;
 /** Large buffers lent at once, at the least: a few fast streams always find one. */
-export const MIN_LENT = 16;
+const MIN_LENT = 16;
 
 /** A power of two in [lo, hi], at most `budget / connections`. */
-export function bufferSize(budget: number, connections: number, lo: number, hi: number): number {
+function bufferSize(budget: number, connections: number, lo: number, hi: number): number {
   let size = hi;
   while (size > lo && size * connections > budget) size /= 2;
   return size;
+}
+
+/**
+ * The pool of large buffers for a transport of `connections` connections, each connection's own
+ * buffer of `ownBytes` (default: from `connections`), the large ones of `lentBytes` (default:
+ * from `connections`, and never smaller than the own ones). Returns the pool and the own size.
+ */
+export function readBuffers(
+  connections: number,
+  ownBytes?: number,
+  lentBytes?: number,
+): { lent: LentBuffers; ownBytes: number } {
+  const own = ownBytes ?? bufferSize(OWN_BUDGET, connections, MIN_OWN_BUFFER, MAX_OWN_BUFFER);
+  const large = Math.max(
+    own,
+    lentBytes ?? bufferSize(LENT_BUDGET, connections, MIN_LENT_BUFFER, MAX_LENT_BUFFER),
+  );
+  const lent = new LentBuffers(large, Math.max(MIN_LENT, Math.floor(LENT_BUDGET / large)));
+  return { lent, ownBytes: own };
 }
 
 /**

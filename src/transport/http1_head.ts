@@ -10,7 +10,9 @@ import { sameBytes } from "../util/bytes.ts";
 /** Headers larger than this are refused: a server sending more is not speaking HTTP to us. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
+/** Carriage return and line feed, the bytes that end HTTP lines. */
 export const CR = 13;
+/** Line feed (see `CR`). */
 export const LF = 10;
 
 const latin1 = new TextDecoder("latin1");
