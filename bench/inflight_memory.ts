@@ -7,7 +7,7 @@
  *   deno run -A --v8-flags=--expose-gc bench/inflight_memory.ts [N]
  */
 
-import { createHttp1Transport } from "../src/transport/http1.ts";
+import { createHttp1Transport } from "../src/answer/client.ts";
 import { getEndpoint } from "../src/endpoints/mod.ts";
 import { startMockProcess } from "./mock_process.ts";
 

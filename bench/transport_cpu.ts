@@ -12,8 +12,8 @@
 
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { createHttp1Transport } from "../src/transport/http1.ts";
-import { recycleResult } from "../src/transport/send.ts";
+import { createHttp1Transport } from "../src/answer/client.ts";
+import { recycleResult } from "../src/answer/result.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../src/endpoints/completions.ts";
 import { messagesEndpoint } from "../src/endpoints/messages.ts";

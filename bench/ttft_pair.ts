@@ -19,8 +19,8 @@
 
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { createHttp1Transport } from "../src/transport/http1.ts";
-import { recycleResult } from "../src/transport/send.ts";
+import { createHttp1Transport } from "../src/answer/client.ts";
+import { recycleResult } from "../src/answer/result.ts";
 import { chatEndpoint } from "../src/endpoints/chat.ts";
 import { epochNs } from "../src/record/clock.ts";
 import { percentileLinear } from "../src/metrics/stats.ts";

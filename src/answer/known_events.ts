@@ -7,11 +7,11 @@
  *
  * The same holds for an answer's first text chunk, which differs from an earlier answer's first one
  * in those values and in its text: the text template that reading the earlier one set
- * (`Endpoint.textTemplate`) is kept with its event's bytes, and a later answer's first text chunk
+ * (`EndpointFastPath.textTemplate`) is kept with its event's bytes, and a later answer's first text chunk
  * that is an instance of it (plain ASCII text between the same two ends) gets the template without
  * being read as text.
  *
- * An endpoint opts in by naming the keys whose values may differ (`Endpoint.volatileKeys`): only
+ * An endpoint opts in by naming the keys whose values may differ (`EndpointFastPath.volatileKeys`): only
  * top-level keys that come before the first object or array value of the event's JSON, whose
  * value is a string without escapes or a number, and that its reading ignores.
  */
@@ -59,7 +59,7 @@ interface Known extends Cut {
 }
 
 /**
- * A stream's text template (`Endpoint.textTemplate`) learned from an event read as text: the
+ * A stream's text template (`EndpointFastPath.textTemplate`) learned from an event read as text: the
  * event's head up to its text (`data: ` and the template's prefix) with its volatile values cut
  * out, and the template's suffix.
  */

@@ -14,6 +14,7 @@ import type { SseEvent } from "../endpoints/types.ts";
 import { ownCopy } from "../endpoints/chunk_template.ts";
 import { utf8Decoder } from "../util/utf8.ts";
 import { blankLineEnd } from "../util/bytes.ts";
+import { fast } from "../util/fast_paths.ts";
 
 /** Receives each event as soon as the chunk completing it has been pushed. */
 export type SseHandler = (event: SseEvent) => void;
@@ -145,12 +146,18 @@ export class SseParser {
    */
   #carry: Uint8Array | null = null;
   #carried = 0;
+  /**
+   * Bytes go to the sink's `readRunBytes` (the WebAssembly scan), unless it has none or
+   * `--plain-paths wasm-scan` turned it off: then every read is decoded and parsed as text.
+   */
+  #bytes: boolean;
 
   /** @param sink Called once per dispatched event, or an {@link SseSink} that receives them. */
   constructor(sink: SseHandler | SseSink) {
     this.#sink = typeof sink === "function"
       ? { onEvent: sink, onTyped: (event, data) => sink({ event, data }) }
       : sink;
+    this.#bytes = this.#sink.readRunBytes !== undefined && fast("wasm-scan");
   }
 
   /** Readies the parser for another stream to the same sink, as if it were new. */
@@ -166,6 +173,7 @@ export class SseParser {
     this.#started = false;
     this.#unread = 0;
     this.#carried = 0;
+    this.#bytes = this.#sink.readRunBytes !== undefined && fast("wasm-scan");
   }
 
   /** Feeds one chunk: raw bytes (UTF-8, characters may be split across chunks) or text. */
@@ -179,7 +187,7 @@ export class SseParser {
    * not kept, and no view of it is made unless the chunk is read as text.
    */
   pushRange(buf: Uint8Array, from: number, to: number): void {
-    if (this.#sink.readRunBytes !== undefined) this.#pushBytes(buf, from, to);
+    if (this.#bytes) this.#pushBytes(buf, from, to);
     else this.#pushText(this.#decode(buf.subarray(from, to)));
   }
 

@@ -118,19 +118,21 @@ export const chatEndpoint: Endpoint = {
   parseResponse(json: unknown): Parsed {
     return readCompletion(json, "message");
   },
-  parseText(data: string, state: StreamState): string | Parsed | null {
-    const quick = textByTemplate(data, template(state));
-    if (quick !== null) return quick;
-    if (data === "[DONE]") return DONE;
-    if (data === "") return null;
-    const p = structuralChunk(data, state) ?? parseChunk(data);
-    return textOnly(p) ? (p.text ?? "") : p;
+  fast: {
+    parseText(data: string, state: StreamState): string | Parsed | null {
+      const quick = textByTemplate(data, template(state));
+      if (quick !== null) return quick;
+      if (data === "[DONE]") return DONE;
+      if (data === "") return null;
+      const p = structuralChunk(data, state) ?? parseChunk(data);
+      return textOnly(p) ? (p.text ?? "") : p;
+    },
+    textTemplate: template,
+    adoptTemplate(state: StreamState, t: ChunkTemplate): void {
+      state.chatChunk = t;
+    },
+    volatileKeys: ["id", "created"],
   },
-  textTemplate: template,
-  adoptTemplate(state: StreamState, t: ChunkTemplate): void {
-    state.chatChunk = t;
-  },
-  volatileKeys: ["id", "created"],
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;

@@ -5,7 +5,7 @@
  * comparing those two ends and taking what lies between, without parsing it.
  */
 
-import type { Parsed } from "./types.ts";
+import type { Parsed } from "./parsed.ts";
 
 /** A chunk cut around its text string: `prefix` ends at the opening quote, `suffix` starts at the closing one. */
 export interface ChunkTemplate {
@@ -229,7 +229,7 @@ export class TemplateSlot {
   }
 
   /**
-   * The template, for reading chunks in place (`Endpoint.textTemplate`); the reader counts the
+   * The template, for reading chunks in place (`EndpointFastPath.textTemplate`); the reader counts the
    * chunks it reads with it in `reads`.
    */
   get template(): ChunkTemplate | undefined {

@@ -82,9 +82,11 @@ export const completionsEndpoint: Endpoint = {
   expectsDoneMarker: true,
   formatPayload: formatCompletionsPayload,
   parseResponse: readCompletion,
-  parseText: chunkText,
-  textTemplate: (state) => (state.completionsChunk as TemplateSlot | undefined)?.template,
-  volatileKeys: ["id", "created"],
+  fast: {
+    parseText: chunkText,
+    textTemplate: (state) => (state.completionsChunk as TemplateSlot | undefined)?.template,
+    volatileKeys: ["id", "created"],
+  },
   parseEvent(event: SseEvent): Parsed | null {
     const data = event.data;
     if (data === "[DONE]") return DONE;

@@ -167,7 +167,9 @@ export const messagesEndpoint: Endpoint = {
   expectsDoneMarker: true,
   formatPayload: formatMessagesPayload,
   parseResponse: parseMessagesBody,
-  parseText: messagesText,
-  textTemplate: (state) => (state.messagesChunk as TemplateSlot | undefined)?.template,
+  fast: {
+    parseText: messagesText,
+    textTemplate: (state) => (state.messagesChunk as TemplateSlot | undefined)?.template,
+  },
   parseEvent: parseMessagesEvent,
 };

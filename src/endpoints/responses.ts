@@ -182,6 +182,8 @@ export const responsesEndpoint: Endpoint = {
   formatPayload: formatResponsesPayload,
   parseResponse: parseResponsesBody,
   parseEvent: parseResponsesEvent,
-  parseText: responsesText,
-  textTemplate: (state) => (state.responsesChunk as TemplateSlot | undefined)?.template,
+  fast: {
+    parseText: responsesText,
+    textTemplate: (state) => (state.responsesChunk as TemplateSlot | undefined)?.template,
+  },
 };

@@ -1,34 +1,9 @@
 /** What every endpoint module provides: where requests go and how answers are read. */
 
-import type { Usage } from "../record/record.ts";
 import type { ChunkTemplate } from "./chunk_template.ts";
+import type { Parsed, SseEvent, StreamState } from "./parsed.ts";
 
-/** One Server-Sent Event, fields as the SSE spec defines them. */
-export interface SseEvent {
-  /** The `event:` field, or "" when absent (the spec's default type is "message"). */
-  event: string;
-  /** The `data:` lines joined with "\n". */
-  data: string;
-  id?: string;
-  /** Comment lines (`: …`) seen inside this event, joined with "\n"; servers put error details there. */
-  comment?: string;
-}
-
-/** Per-request scratch space for stateful stream readers; the transport makes one per request. */
-export type StreamState = Record<string, unknown>;
-
-/** What one response (a JSON body, or one SSE event) contributes to a record. */
-export interface Parsed {
-  text?: string;
-  reasoning?: string;
-  usage?: Usage;
-  /** The server reported a failure inside a 200 answer (an error event, `response.failed`). */
-  error?: { code?: number; message: string };
-  /** The stream is complete (`[DONE]`, `response.completed`, `message_stop`). */
-  done?: boolean;
-  /** A readable answer that is not tokens (embeddings, rankings): it counts as a response. */
-  answered?: boolean;
-}
+export type { Parsed, SseEvent, StreamState } from "./parsed.ts";
 
 /** One turn of a conversation reprise builds a body for (synthetic prompts, single/multi-turn files). */
 export interface TurnInput {
@@ -86,36 +61,11 @@ export interface Endpoint {
    */
   parseEvent(event: SseEvent, state?: StreamState): Parsed | null;
   /**
-   * Reads the data of an event of type `event` ("" when untyped; never "error"), cheaply when it
-   * is the endpoint's common text chunk: its text as a string ("" for none). Otherwise the
-   * reading it already made (what parseEvent would give), or null for "read it with
-   * parseEvent". Optional: a shortcut for the events that come by the thousand.
+   * Reading the commonest stream events in place, without parsing them (optional): the reader
+   * takes the plain path, `parseEvent` for every event, without it or with `--plain-paths
+   * text-template`.
    */
-  parseText?(data: string, state: StreamState, event: string): string | Parsed | null;
-  /**
-   * The template the stream's text chunks have been seen to match, for reading them where they
-   * lie in the read's text: an event of the template's type whose data is its prefix, plain JSON
-   * text and its suffix (with any digits at its counter) has that text and nothing else, as
-   * `parseText` would read it. Optional, like `parseText`, and undefined until a template is
-   * known.
-   */
-  textTemplate?(state: StreamState): ChunkTemplate | undefined;
-  /**
-   * Makes `t` the stream's text template, as reading one of its chunks as text would have: the
-   * transport recognized the stream's first text chunk, in place, as an instance of a template
-   * an earlier answer's reading set (the same bytes but for its `volatileKeys` values and its
-   * text; answer/known_events.ts). Optional; only with `textTemplate` and `volatileKeys`.
-   */
-  adoptTemplate?(state: StreamState, t: ChunkTemplate): void;
-  /**
-   * Top-level keys of a stream event's JSON whose values change from one answer to the next
-   * without changing what the event means to `parseText` (an answer's id, its creation time):
-   * an event that carries no text and equals one read before but for these values is taken to
-   * mean the same (answer/known_events.ts). Only keys before the event's first object or
-   * array value, with a string (without escapes) or number value, and only for an endpoint
-   * whose `parseText` keeps no state but its text template. Optional.
-   */
-  volatileKeys?: readonly string[];
+  fast?: EndpointFastPath;
   /** Reads a whole body as text, for answers that may not be JSON; replaces JSON.parse + parseResponse when present. */
   parseBody?(text: string): Parsed;
   /** URL path used when streaming, when it differs from `path` (TGI's `/generate_stream`). */
@@ -134,4 +84,43 @@ export interface Endpoint {
 export function textOnly(p: Parsed): boolean {
   return p.reasoning === undefined && p.usage === undefined && p.error === undefined &&
     p.done === undefined && p.answered === undefined;
+}
+
+/**
+ * An endpoint's fast path for streams: its common text chunk read cheaply (`parseText`), the
+ * chunk template its chunks match, read in place (`textTemplate`), and what lets a later answer
+ * recognize an earlier one's events (`adoptTemplate`, `volatileKeys`). Each reading must agree
+ * with `parseEvent`'s.
+ */
+export interface EndpointFastPath {
+  /**
+   * Reads the data of an event of type `event` ("" when untyped; never "error"), cheaply when it
+   * is the endpoint's common text chunk: its text as a string ("" for none). Otherwise the
+   * reading it already made (what parseEvent would give), or null for "read it with
+   * parseEvent": a shortcut for the events that come by the thousand.
+   */
+  parseText(data: string, state: StreamState, event: string): string | Parsed | null;
+  /**
+   * The template the stream's text chunks have been seen to match, for reading them where they
+   * lie in the read's text: an event of the template's type whose data is its prefix, plain JSON
+   * text and its suffix (with any digits at its counter) has that text and nothing else, as
+   * `parseText` would read it; undefined until a template is known.
+   */
+  textTemplate(state: StreamState): ChunkTemplate | undefined;
+  /**
+   * Makes `t` the stream's text template, as reading one of its chunks as text would have: the
+   * reader recognized the stream's first text chunk, in place, as an instance of a template
+   * an earlier answer's reading set (the same bytes but for its `volatileKeys` values and its
+   * text; answer/known_events.ts). Optional; only with `textTemplate` and `volatileKeys`.
+   */
+  adoptTemplate?(state: StreamState, t: ChunkTemplate): void;
+  /**
+   * Top-level keys of a stream event's JSON whose values change from one answer to the next
+   * without changing what the event means to `parseText` (an answer's id, its creation time):
+   * an event that carries no text and equals one read before but for these values is taken to
+   * mean the same (answer/known_events.ts). Only keys before the event's first object or
+   * array value, with a string (without escapes) or number value, and only for an endpoint
+   * whose `parseText` keeps no state but its text template. Optional.
+   */
+  volatileKeys?: readonly string[];
 }

@@ -16,7 +16,7 @@
  * due").
  */
 
-import type { Waiting } from "../transport/http1.ts";
+import type { Waiting } from "../transport/wire.ts";
 
 /** A batch leaves this long after its first record when no request waits for a first byte... */
 export const FLUSH_MS = 20;

@@ -75,6 +75,8 @@ export type ToWorker =
     /** The conversations, their bodies in shared memory: one copy for every Worker. */
     dataset: import("./packed.ts").WorkerDataset;
     control: Int32Array;
+    /** The fast paths turned off (`--plain-paths`), as `plainPaths()` on the main thread. */
+    plainPaths: string[];
     /** What to warm up with before answering `ready`; none when absent. */
     warm?: import("./warm.ts").WarmUp;
   }

@@ -11,6 +11,7 @@ import { packConversations } from "./packed.ts";
 import { unpackRecords } from "./record_batch.ts";
 import { nowNs } from "../record/clock.ts";
 import type { WarmedUp, WarmUp } from "./warm.ts";
+import { plainPaths } from "../util/fast_paths.ts";
 
 /** How far the Workers' clocks are from the main thread's, as measured at start. */
 export interface ClockCheck {
@@ -95,7 +96,14 @@ export class WorkerPool {
           };
         }),
       );
-      const init: ToWorker = { type: "init", workerId: id, dataset, control: pool.control, warm };
+      const init: ToWorker = {
+        type: "init",
+        workerId: id,
+        dataset,
+        control: pool.control,
+        plainPaths: plainPaths(),
+        warm,
+      };
       w.postMessage(init);
     }
     await Promise.all(ready);

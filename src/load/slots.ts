@@ -6,9 +6,8 @@
 
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
-import { createTransport } from "../transport/select.ts";
-import type { Transport } from "../transport/http1.ts";
-import { recycleResult, type SendResult } from "../transport/send.ts";
+import { createTransport, type Transport } from "../answer/client.ts";
+import { recycleResult, type SendResult } from "../answer/result.ts";
 import { hash32 } from "../util/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";

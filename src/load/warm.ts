@@ -11,8 +11,8 @@
  * leaves the process.
  */
 
-import { createHttp1Transport } from "../transport/http1.ts";
-import { recycleResult } from "../transport/send.ts";
+import { createHttp1Transport } from "../answer/client.ts";
+import { recycleResult } from "../answer/result.ts";
 import { forgetKnownEvents } from "../answer/known_events.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
 import { concat } from "../util/bytes.ts";

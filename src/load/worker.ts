@@ -13,7 +13,8 @@ import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "../record/clock.ts";
 import { warmUp } from "./warm.ts";
 import { FlushTimer } from "./flush_timer.ts";
-import type { Transport } from "../transport/http1.ts";
+import type { Transport } from "../answer/client.ts";
+import { setPlainPaths } from "../util/fast_paths.ts";
 
 let workerId = -1;
 let dataset: WorkerDataset | null = null;
@@ -46,6 +47,8 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   try {
     if (msg.type === "init") {
+      // The fast paths turned off on the main thread are off here too, before anything runs.
+      setPlainPaths(msg.plainPaths);
       workerId = msg.workerId;
       dataset = msg.dataset;
       control = msg.control;

@@ -3,9 +3,6 @@
  * thread (it alone reads the environment) and carried to Workers in the plan.
  */
 
-import { createHttp1Transport, type Transport } from "./http1.ts";
-import { send } from "./send.ts";
-
 /** The `--transport` values. */
 export type TransportChoice = "auto" | "fetch" | "http1";
 
@@ -76,13 +73,4 @@ function envValue(name: string, unreadable: string | undefined): string | undefi
   } catch {
     return unreadable;
   }
-}
-
-/**
- * Creates the transport a plan names; fetch needs no state, http1 keeps connection pools.
- * `connections`: how many requests may be in flight on it at once (sizes its read buffers).
- */
-export function createTransport(kind: TransportKind | undefined, connections = 1): Transport {
-  if (kind === "http1") return createHttp1Transport({ connections });
-  return { send, close() {} };
 }

@@ -7,7 +7,16 @@
  */
 
 /** The fast paths that can be turned off, by name. */
-export const FAST_PATHS = [] as const;
+export const FAST_PATHS = [
+  /** Runs of a stream's commonest events read from its bytes in WebAssembly (answer/sse_scan.ts). */
+  "wasm-scan",
+  /** Events an earlier answer sent, recognized by their bytes (answer/known_events.ts). */
+  "known-events",
+  /** An endpoint's text chunks read by their template, not parsed (EndpointFastPath). */
+  "text-template",
+  /** Reads straight through Deno's read op, not `Conn.read` (transport/direct_read.ts). */
+  "direct-read",
+] as const;
 
 /** A fast path's name. */
 export type FastPath = (typeof FAST_PATHS)[number];

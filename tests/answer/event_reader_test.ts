@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { emptyResult, sealResult } from "../../src/answer/result.ts";
+import { EventReader } from "../../src/answer/event_reader.ts";
+import type { ReadState } from "../../src/answer/apply.ts";
 import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
@@ -7,6 +9,7 @@ import { messagesEndpoint } from "../../src/endpoints/messages.ts";
 import { responsesEndpoint } from "../../src/endpoints/responses.ts";
 import { probeTemplate, TemplateSlot, textByTemplate } from "../../src/endpoints/chunk_template.ts";
 import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
 
 const enc = new TextEncoder();
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -61,30 +64,57 @@ function read(
  * keys are a copy: the events it knows start empty (they are kept per set of keys).
  */
 function countingParseText(endpoint: Endpoint): Endpoint & { calls: number } {
+  const f = endpoint.fast!;
   const counted = {
     ...endpoint,
-    volatileKeys: endpoint.volatileKeys && [...endpoint.volatileKeys],
     calls: 0,
-    parseText(data: string, state: StreamState, event: string) {
-      counted.calls++;
-      return endpoint.parseText!(data, state, event);
+    fast: {
+      ...f,
+      volatileKeys: f.volatileKeys && [...f.volatileKeys],
+      parseText(data: string, state: StreamState, event: string) {
+        counted.calls++;
+        return f.parseText(data, state, event);
+      },
     },
   };
   return counted;
 }
 
-/** Asserts the shortcut reads every stream as the general path does, whatever the read size. */
+/** `f` run with every fast path off (`--plain-paths all`): what the fast paths must agree with. */
+function plainly<T>(f: () => T): T {
+  setPlainPaths(["all"]);
+  try {
+    return f();
+  } finally {
+    setPlainPaths([]);
+  }
+}
+
+/**
+ * Asserts the shortcut reads every stream as the general path does, whatever the read size, and
+ * as the same reader with every fast path turned off does.
+ */
 function assertShortcutAgrees(streams: string[], endpoint: Endpoint = chatEndpoint): void {
   for (const [i, text] of streams.entries()) {
     for (const step of [1, 7, 64, 1 << 16]) {
       const general = read(text, false, step, endpoint);
       const shortcut = read(text, true, step, endpoint);
       assert.deepEqual(shortcut, general, `stream ${i}, ${step}-byte reads`);
+      assert.deepEqual(
+        plainly(() => read(text, true, step, endpoint)),
+        shortcut,
+        `stream ${i}, ${step}-byte reads, plain paths`,
+      );
       // The same cut as text: the parser's text path and `readRun`.
       assert.deepEqual(
         read(text, true, step, endpoint, true),
         read(text, false, step, endpoint, true),
         `stream ${i}, pieces of ${step} code points`,
+      );
+      assert.deepEqual(
+        plainly(() => read(text, true, step, endpoint, true)),
+        read(text, true, step, endpoint, true),
+        `stream ${i}, pieces of ${step} code points, plain paths`,
       );
     }
   }
@@ -168,10 +198,13 @@ Deno.test("EventReader: chunks that match the stream's template are read in plac
     let parsed = 0;
     const counting: Endpoint = {
       ...chatEndpoint,
-      volatileKeys: undefined,
-      parseText(data, state, event) {
-        parsed++;
-        return chatEndpoint.parseText!(data, state, event);
+      fast: {
+        ...chatEndpoint.fast!,
+        volatileKeys: undefined,
+        parseText(data, state, event) {
+          parsed++;
+          return chatEndpoint.fast!.parseText(data, state, event);
+        },
       },
       parseEvent(event, state) {
         parsed++;
@@ -477,7 +510,7 @@ Deno.test("responses parseText: text deltas after the first are read without par
       content_index: 0,
       delta: text,
     });
-  const parseText = responsesEndpoint.parseText!;
+  const parseText = responsesEndpoint.fast!.parseText;
   assert.equal(parseText(delta(1, "a"), state, "response.output_text.delta"), "a");
   const parse = JSON.parse;
   let parses = 0;
@@ -511,7 +544,8 @@ Deno.test("EventReader: text kept until the answer ends does not keep its chunks
   // the pieces would keep the 400 chunks' text alive (26 MB) for as long as the streams last.
   const src = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
   const code = `
-    import { emptyResult, EventReader } from ${src("../../src/transport/send.ts")};
+    import { emptyResult } from ${src("../../src/answer/result.ts")};
+    import { EventReader } from ${src("../../src/answer/event_reader.ts")};
     import { SseParser } from ${src("../../src/answer/sse.ts")};
     import { chatEndpoint } from ${src("../../src/endpoints/chat.ts")};
     const event = (o) => "data: " + JSON.stringify(o) + "\\n\\n";
@@ -549,4 +583,43 @@ Deno.test("EventReader: text kept until the answer ends does not keep its chunks
   new SseParser(events).push(enc.encode(chunk({ content: "Grüße aus Köln, schön!" })));
   events.finish();
   assert.equal(r.outputText, "Grüße aus Köln, schön!");
+});
+
+Deno.test("EventReader: each fast path turned off by name is not taken", () => {
+  const text = chunk({ content: "a" }) + chunk({ content: "b" }) + chunk({ content: "c" }) +
+    "data: [DONE]\n\n";
+  /** A reader that counts the calls to its scan of bytes. */
+  class CountingReader extends EventReader {
+    scans = 0;
+    override readRunBytes(b: Uint8Array, from: number, at: number, to: number, fresh: boolean) {
+      this.scans++;
+      return super.readRunBytes(b, from, at, to, fresh);
+    }
+  }
+  const readWith = (plain: string[]) => {
+    setPlainPaths(plain);
+    try {
+      const endpoint = countingParseText(chatEndpoint);
+      const r = emptyResult();
+      const events = new CountingReader(r, { done: false, answered: false }, endpoint);
+      const parser = new SseParser(events);
+      parser.push(enc.encode(text));
+      parser.end();
+      events.finish();
+      return { text: r.outputText, parsed: endpoint.calls, scans: events.scans };
+    } finally {
+      setPlainPaths([]);
+    }
+  };
+  const fastRead = readWith([]);
+  assert.equal(fastRead.text, "abc");
+  assert.ok(fastRead.scans > 0);
+  // The scan off: the read is parsed as text, its bytes never scanned.
+  const noScan = readWith(["wasm-scan"]);
+  assert.equal(noScan.text, "abc");
+  assert.equal(noScan.scans, 0);
+  // Text templates off: every event through parseEvent, none through parseText.
+  const noTemplate = readWith(["text-template"]);
+  assert.equal(noTemplate.text, "abc");
+  assert.equal(noTemplate.parsed, 0);
 });

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { KnownEvents } from "../../src/answer/known_events.ts";
-import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { emptyResult, sealResult } from "../../src/answer/result.ts";
+import { EventReader } from "../../src/answer/event_reader.ts";
+import type { ReadState } from "../../src/answer/apply.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
 import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { completionsEndpoint } from "../../src/endpoints/completions.ts";
@@ -159,14 +162,27 @@ function answer(id: string, created: number, words: string[], usage = { a: 3, b:
     }) + "data: [DONE]\n\n";
 }
 
+/** `f` run with every fast path off (`--plain-paths all`): what the fast paths must agree with. */
+function plainly<T>(f: () => T): T {
+  setPlainPaths(["all"]);
+  try {
+    return f();
+  } finally {
+    setPlainPaths([]);
+  }
+}
+
 /** Reads `text` through the byte path (`shortcut`) or the general one; counts parseText calls. */
 function read(text: string, endpoint: Endpoint, shortcut: boolean, step = 1 << 16) {
   let calls = 0;
   const counted: Endpoint = {
     ...endpoint,
-    parseText(data: string, state: StreamState, event: string) {
-      calls++;
-      return endpoint.parseText!(data, state, event);
+    fast: {
+      ...endpoint.fast!,
+      parseText(data: string, state: StreamState, event: string) {
+        calls++;
+        return endpoint.fast!.parseText(data, state, event);
+      },
     },
   };
   const r = emptyResult();
@@ -186,7 +202,10 @@ function read(text: string, endpoint: Endpoint, shortcut: boolean, step = 1 << 1
 
 Deno.test("EventReader: a later answer's opening and closing events are known, and read as the first answer's were", () => {
   // Volatile keys of this test's own: the events it knows start empty.
-  const endpoint: Endpoint = { ...chatEndpoint, volatileKeys: ["id", "created"] };
+  const endpoint: Endpoint = {
+    ...chatEndpoint,
+    fast: { ...chatEndpoint.fast!, volatileKeys: ["id", "created"] },
+  };
   const words = [" a", " b", " c"];
   const first = read(answer("chatcmpl-1111", 1700000000, words), endpoint, true);
   // The role, first text, finish and usage chunks and the end marker.
@@ -196,11 +215,22 @@ Deno.test("EventReader: a later answer's opening and closing events are known, a
     const later = read(text, endpoint, true, step);
     const general = read(text, endpoint, false, step);
     assert.deepEqual({ r: later.r, state: later.state }, { r: general.r, state: general.state });
+    const plain = plainly(() => read(text, endpoint, true, step));
+    assert.deepEqual({ r: plain.r, state: plain.state }, { r: later.r, state: later.state });
     assert.equal(later.r.outputText, " a b c");
     assert.deepEqual(later.r.usage, { promptTokens: 3, completionTokens: 2, totalTokens: 5 });
     // None: the first text chunk is an instance of the first answer's template, the other
     // events are known (the end marker too).
     if (step === 1 << 16) assert.equal(later.calls, 0);
+  }
+  // Known events off: a later answer's events are all read again, as the first answer's were.
+  setPlainPaths(["known-events"]);
+  try {
+    const unknown = read(answer("chatcmpl-4444", 1700000044, words), endpoint, true);
+    assert.equal(unknown.calls, 5);
+    assert.equal(unknown.r.outputText, " a b c");
+  } finally {
+    setPlainPaths([]);
   }
   // Other counts in the usage chunk: another event, read for what it says.
   const other = read(answer("chatcmpl-3333", 1700000043, words, { a: 7, b: 3 }), endpoint, true);
@@ -209,7 +239,10 @@ Deno.test("EventReader: a later answer's opening and closing events are known, a
 });
 
 Deno.test("EventReader: completions streams know their closing events too", () => {
-  const endpoint: Endpoint = { ...completionsEndpoint, volatileKeys: ["id", "created"] };
+  const endpoint: Endpoint = {
+    ...completionsEndpoint,
+    fast: { ...completionsEndpoint.fast!, volatileKeys: ["id", "created"] },
+  };
   const cmpl = (id: string, text: string | null, extra: object = {}) =>
     `data: ${
       JSON.stringify({
@@ -230,6 +263,8 @@ Deno.test("EventReader: completions streams know their closing events too", () =
   const later = read(stream("cmpl-bbbb"), endpoint, true);
   const general = read(stream("cmpl-bbbb"), endpoint, false);
   assert.deepEqual({ r: later.r, state: later.state }, { r: general.r, state: general.state });
+  const plain = plainly(() => read(stream("cmpl-bbbb"), endpoint, true));
+  assert.deepEqual({ r: plain.r, state: plain.state }, { r: later.r, state: later.state });
   assert.equal(later.r.outputText, " x y");
   assert.deepEqual(later.r.usage, { promptTokens: 1, completionTokens: 2, totalTokens: 3 });
 });
@@ -315,7 +350,10 @@ Deno.test("KnownEvents: only untyped, uncounted ASCII templates of the event its
 });
 
 Deno.test("EventReader: a later answer's first text chunk of another shape is read as text", () => {
-  const endpoint: Endpoint = { ...chatEndpoint, volatileKeys: ["id", "created"] };
+  const endpoint: Endpoint = {
+    ...chatEndpoint,
+    fast: { ...chatEndpoint.fast!, volatileKeys: ["id", "created"] },
+  };
   read(answer("chatcmpl-1111", 1700000000, [" a", " b"]), endpoint, true);
   // Non-ASCII or escaped first texts, and a first chunk with other keys: each read as text, each
   // the same as the general path reads it.
@@ -327,6 +365,8 @@ Deno.test("EventReader: a later answer's first text chunk of another shape is re
     const later = read(text, endpoint, true);
     const general = read(text, endpoint, false);
     assert.deepEqual({ r: later.r, state: later.state }, { r: general.r, state: general.state });
+    const plain = plainly(() => read(text, endpoint, true));
+    assert.deepEqual({ r: plain.r, state: plain.state }, { r: later.r, state: later.state });
     assert.ok(later.calls >= 1, `${words}: the first text chunk was read as text`);
   }
 });

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { emptyResult, EventReader, type ReadState, sealResult } from "../../src/transport/send.ts";
+import { emptyResult, sealResult } from "../../src/answer/result.ts";
+import { EventReader } from "../../src/answer/event_reader.ts";
+import type { ReadState } from "../../src/answer/apply.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
 import { SseParser } from "../../src/answer/sse.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint, StreamState } from "../../src/endpoints/types.ts";
@@ -32,6 +35,16 @@ interface Stream {
   parser: SseParser;
 }
 
+/** `f` run with every fast path off (`--plain-paths all`): what the fast paths must agree with. */
+function plainly<T>(f: () => T): T {
+  setPlainPaths(["all"]);
+  try {
+    return f();
+  } finally {
+    setPlainPaths([]);
+  }
+}
+
 function open(shortcut: boolean, endpoint: Endpoint = chatEndpoint): Stream {
   const r = emptyResult();
   const state: ReadState = { done: false, answered: false };
@@ -55,6 +68,8 @@ Deno.test("readRunBytes: streams read side by side, as memory grows under them, 
   const texts = Array.from({ length: 300 }, (_, n) => enc.encode(chatStream(n, words)));
   const fast = texts.map(() => open(true));
   const slow = texts.map(() => open(false));
+  // The same reader with every fast path off: flags are read when a reader is made.
+  const plain = texts.map(() => plainly(() => open(true)));
   const offsets = texts.map(() => 0);
   let round = 0;
   for (let live = texts.length; live > 0; round++) {
@@ -66,7 +81,7 @@ Deno.test("readRunBytes: streams read side by side, as memory grows under them, 
       const size = n === 0 && round % 10 === 9 ? 1 << 20 : 97 + ((n * 31 + round * 17) % 900);
       const piece = bytes.subarray(offsets[n], offsets[n] + size);
       offsets[n] += piece.length;
-      for (const s of [fast[n], slow[n]]) {
+      for (const s of [fast[n], slow[n], plain[n]]) {
         s.events.at = round;
         s.parser.push(piece);
       }
@@ -75,6 +90,7 @@ Deno.test("readRunBytes: streams read side by side, as memory grows under them, 
   for (let n = 0; n < texts.length; n++) {
     const got = close(fast[n]);
     assert.deepEqual(got, close(slow[n]), `stream ${n}`);
+    assert.deepEqual(close(plain[n]), got, `stream ${n}, plain paths`);
     assert.equal(got.r.outputText, words.join(""));
   }
 });
@@ -83,9 +99,12 @@ Deno.test("readRunBytes: a joint too long for its slot is read by readRun, as th
   let parses = 0;
   const counted: Endpoint = {
     ...chatEndpoint,
-    parseText(data: string, state: StreamState, event: string) {
-      parses++;
-      return chatEndpoint.parseText!(data, state, event);
+    fast: {
+      ...chatEndpoint.fast!,
+      parseText(data: string, state: StreamState, event: string) {
+        parses++;
+        return chatEndpoint.fast!.parseText(data, state, event);
+      },
     },
   };
   const words = Array.from({ length: 50 }, (_, i) => ` w${i}`);

@@ -134,7 +134,7 @@ Deno.test("a short answer keeps the head, the first two events and the last four
   const whole = (await sampleAnswer("/v1/chat/completions", chatBody(3, false)))!;
   assert.equal(shortAnswer(whole.reads), whole.reads);
   // Read through the client, it is a complete answer: the first token and the last are timed.
-  const { createHttp1Transport } = await import("../../src/transport/http1.ts");
+  const { createHttp1Transport } = await import("../../src/answer/client.ts");
   const transport = createHttp1Transport({
     connections: 1,
     connect: () => Promise.resolve(new MemoryConn(short) as unknown as Deno.Conn),
@@ -159,7 +159,7 @@ Deno.test("a short answer keeps the head, the first two events and the last four
 Deno.test("a warm-up reads every sample answer whole, then forgets the events it learned", async () => {
   const body = chatBody(40);
   const s = (await sampleAnswer("/v1/chat/completions", body))!;
-  const keys = getEndpoint("chat").volatileKeys!;
+  const keys = getEndpoint("chat").fast!.volatileKeys!;
   const before = knownEventsFor(keys);
   // With the run's headers and timeout, as `reprise profile` gives them.
   const w = await warmUp({

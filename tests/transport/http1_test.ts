@@ -1,12 +1,10 @@
 /** What only the HTTP/1.1 client does: framing edge cases and connection handling. */
 import assert from "node:assert/strict";
-import {
-  createHttp1Transport,
-  Deadlines,
-  readsDirectly,
-  type Timed,
-} from "../../src/transport/http1.ts";
-import type { SendOptions } from "../../src/transport/send.ts";
+import { createHttp1Transport } from "../../src/answer/client.ts";
+import { Deadlines, type Timed } from "../../src/transport/deadlines.ts";
+import { directRid } from "../../src/transport/direct_read.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
+import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 
 const enc = new TextEncoder();
@@ -603,13 +601,16 @@ Deno.test("Deadlines: requests leaving from any place; only those still listed t
   assert.equal(deadlines.size, 0);
 });
 
-Deno.test("http1: on this runtime, reads go straight to Deno's read op", async () => {
+Deno.test("http1: with direct-read turned off, or not asked for, a connection is read through Conn.read", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
   const peer = await listener.accept();
   try {
-    assert.equal(readsDirectly(conn), true);
+    assert.equal(directRid(conn, false), -1);
+    setPlainPaths(["direct-read"]);
+    assert.equal(directRid(conn, true), -1);
   } finally {
+    setPlainPaths([]);
     conn.close();
     peer.close();
     listener.close();

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { LastMessage, requestMessage, type Target } from "../../src/transport/http1.ts";
+import { LastMessage, requestMessage } from "../../src/transport/request_message.ts";
+import type { Target } from "../../src/transport/http1_target.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  createTransport,
-  proxyBypassWarning,
-  resolveTransport,
-} from "../../src/transport/select.ts";
-import { send } from "../../src/transport/send.ts";
+import { proxyBypassWarning, resolveTransport } from "../../src/transport/select.ts";
+import { createTransport, send } from "../../src/answer/client.ts";
 
 const none = () => undefined;
 

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  recycleResult,
-  send,
-  type SendOptions,
-  Spares,
-  TextCollector,
-  TimeLog,
-} from "../../src/transport/send.ts";
+import { send } from "../../src/answer/client.ts";
+import { recycleResult, type SendOptions, TimeLog } from "../../src/answer/result.ts";
+import { Spares } from "../../src/answer/spares.ts";
+import { TextCollector } from "../../src/answer/text_collector.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { getEndpoint } from "../../src/endpoints/mod.ts";
 

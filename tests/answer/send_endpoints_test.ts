@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { send } from "../../src/transport/send.ts";
+import { send } from "../../src/answer/client.ts";
 import { endpointPath, getEndpoint } from "../../src/endpoints/mod.ts";
 
 const enc = new TextEncoder();

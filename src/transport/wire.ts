@@ -1,0 +1,126 @@
+/**
+ * The seam between a transport and whoever reads its answers. A transport moves bytes: it sends a
+ * request's bytes, then hands the answer to the request's {@link ResponseSink} as it arrives
+ * (the head, then the body's content a read at a time, each read with the time it arrived, then
+ * the end or a failure). It knows no endpoint and no event format; reading is the sink's.
+ */
+
+/** What to send: the transport's part of a request. */
+export interface WireRequest {
+  /** Full URL (base + endpoint path). */
+  url: string;
+  /**
+   * Complete request headers, read when the request is sent: the caller may change the object
+   * once the request started.
+   */
+  headers: Record<string, string>;
+  /** Sent as is, byte for byte. Bytes may be a view on shared memory: only read. */
+  body: string | Uint8Array;
+  /** Whole-request timeout, from the start to the last byte; `Infinity` or 0 for none. */
+  timeoutMs: number;
+  /** External cancellation (Ctrl+C, request cancellation). */
+  signal?: AbortSignal;
+}
+
+/** The response head as a reader needs it; a transport may hand the same object to many. */
+export interface ResponseHead {
+  readonly status: number;
+  readonly statusText: string;
+  /** Content-Type says `text/event-stream`. */
+  readonly eventStream: boolean;
+  /** Content-Type says `application/json` (or the answer has no body at all). */
+  readonly json: boolean;
+}
+
+/**
+ * Why a request failed, as the transport saw it: it could not connect or send (or the server
+ * closed before answering), the connection was lost after the answer began, the request's
+ * timeout passed, the server's bytes were not HTTP, or the caller's signal aborted it.
+ */
+export type WireFailure = "connect" | "reset" | "timeout" | "protocol" | "aborted";
+
+/** Where a body's content goes, a read at a time. */
+export interface BodySink {
+  /**
+   * Stamps a read's arrival at `at` (`performance.now()` ms); true when the read should wait a
+   * turn before `data`, so that the reads of other answers that arrived together are all
+   * stamped before any is parsed.
+   */
+  stamp(at: number): boolean;
+  /** Takes the content `buf[from, to)`, valid only during the call; false to stop reading. */
+  data(buf: Uint8Array, from: number, to: number): boolean;
+}
+
+/**
+ * One request's reader, as its transport sees it: `begin`, then `head` once the answer's head
+ * arrived, the body's content through the sink `head` returned, then exactly one of `end` or
+ * `fail` (`fail` may come at any point after `begin`).
+ */
+export interface ResponseSink {
+  /** The request starts at `at` (`performance.now()` ms). */
+  begin(at: number): void;
+  /** The answer's head arrived at `at`; returns where its body's content goes. */
+  head(head: ResponseHead, at: number): BodySink;
+  /**
+   * The body ended at `at`: read to its end (`finished`), or stopped because `data` returned
+   * false. Returns true when the answer was taken whole (the connection may serve another).
+   */
+  end(at: number, finished: boolean): boolean;
+  /** The request failed at `at`; `message` says why. */
+  fail(why: WireFailure, message: string, at: number): void;
+}
+
+/** One request at a time on a transport, reusable once its sink got `end` or `fail`. */
+export interface WireExchange {
+  /** Sends `req` and hands its answer to `sink`. Never throws: failures go to `sink.fail`. */
+  start(req: WireRequest, sink: ResponseSink): void;
+}
+
+/** A way of sending requests: fetch, or the HTTP/1.1 client. */
+export interface WireTransport {
+  /** A new exchange; a caller keeps it for its requests, one at a time. */
+  exchange(): WireExchange;
+  /** Closes every idle connection; requests in flight finish on theirs, which are then closed. */
+  close(): void;
+  /**
+   * Its requests waiting for the first bytes of their answer's body (a streamed answer's first
+   * event): sent or being sent, and nothing of the body read yet. Absent where the transport does
+   * not tell.
+   */
+  waiting?(): Waiting;
+}
+
+/** A transport's requests waiting for the first bytes of their answers (`waiting`). */
+export interface Waiting {
+  /** How many wait now. */
+  readonly count: number;
+  /**
+   * Since when some have waited without a break (`performance.now()` ms): when the last request
+   * to start while none waited started. Meaningless while none waits.
+   */
+  readonly since: number;
+}
+
+/** The most telling message of an exception (its cause's, for fetch's wrapped errors). */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = e.cause;
+    if (cause instanceof Error && cause.message) return cause.message;
+    return e.message || e.name;
+  }
+  return String(e);
+}
+
+/**
+ * What a failure was, from the request's own state: the caller's signal aborted it, its timeout
+ * passed, or else `otherwise` (what the transport was doing).
+ */
+export function failureOf(
+  timeout: { readonly timedOut: boolean },
+  signal: AbortSignal | undefined,
+  otherwise: WireFailure,
+): WireFailure {
+  if (signal?.aborted) return "aborted";
+  if (timeout.timedOut) return "timeout";
+  return otherwise;
+}
