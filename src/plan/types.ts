@@ -1,6 +1,12 @@
-/** What a Worker is told before it starts: the work, the target, and the limits. */
+/**
+ * What a run plan is made of: the conversations as the load sends them, and the parameters of
+ * one phase as every Worker receives them. The plan (this folder) builds them; the load layer
+ * consumes them.
+ */
 
+import type { LiveTurns } from "../dataset/types.ts";
 import type { Phase } from "../record/record.ts";
+import type { TransportKind } from "../transport/select.ts";
 
 /** A conversation as Workers hold it: the session id and the body of each turn. */
 export interface PlannedConversation {
@@ -11,8 +17,33 @@ export interface PlannedConversation {
   /** Per turn: recorded send time in ms (trace replay with a fixed schedule). */
   timestampsMs?: (number | undefined)[];
   /** Built turns with live history (`deltas_without_responses`): bodies are made at send time. */
-  live?: import("../dataset/types.ts").LiveTurns;
+  live?: LiveTurns;
 }
+
+/** How gaps between requests are distributed. */
+export type ArrivalPattern = "constant" | "poisson" | "gamma";
+
+/** A request-rate schedule: target rate, gap distribution, and an optional linear ramp. */
+export interface RateSchedule {
+  /** Requests per second once any ramp is over. */
+  rate: number;
+  pattern: ArrivalPattern;
+  /** Gamma shape: 1 is Poisson, larger is smoother, smaller is burstier. */
+  smoothness: number;
+  /** Ramp from a tenth-second step of the rate up to `rate` over this many ms (0: none). */
+  rampMs: number;
+  seed: number;
+}
+
+/**
+ * When conversations start. `concurrency`: each slot starts the next one as soon as it is free.
+ * `rate`: on a seeded arrival schedule. `fixed`: at recorded times, the i-th arrival being
+ * conversation `order[i]` at `offsetsMs[i]` after the start.
+ */
+export type Timing =
+  | { mode: "concurrency" }
+  | { mode: "rate"; schedule: RateSchedule }
+  | { mode: "fixed"; order: number[]; offsetsMs: number[]; shiftMs: number };
 
 /** The parameters of one phase, identical for every Worker. */
 export interface PhasePlan {
@@ -33,7 +64,7 @@ export interface PhasePlan {
   sampling: "sequential" | "random" | "shuffle";
   seed: number;
   /** The HTTP client (`--transport`, `auto` already decided); absent means fetch. */
-  transport?: import("../transport/select.ts").TransportKind;
+  transport?: TransportKind;
   /** How conversations are started; absent means closed-loop concurrency. */
   timing?: Timing;
   /** The phase's time zero, epoch ms (fractional): every Worker's schedule counts from it. */
@@ -56,38 +87,3 @@ export interface PhasePlan {
   failedThreshold?: number;
   armAfter?: number;
 }
-
-/**
- * When conversations start. `concurrency`: each slot starts the next one as soon as it is free.
- * `rate`: on a seeded arrival schedule. `fixed`: at recorded times, the i-th arrival being
- * conversation `order[i]` at `offsetsMs[i]` after the start.
- */
-export type Timing =
-  | { mode: "concurrency" }
-  | { mode: "rate"; schedule: import("./arrivals.ts").RateSchedule }
-  | { mode: "fixed"; order: number[]; offsetsMs: number[]; shiftMs: number };
-
-/** Main → Worker messages. */
-export type ToWorker =
-  | {
-    type: "init";
-    workerId: number;
-    /** The conversations, their bodies in shared memory: one copy for every Worker. */
-    dataset: import("./packed.ts").WorkerDataset;
-    control: Int32Array;
-    /** What to warm up with before answering `ready`; none when absent. */
-    warm?: import("./warm.ts").WarmUp;
-  }
-  | { type: "run"; plan: PhasePlan; slots: number }
-  | { type: "abort" }
-  /** Asks for the Worker's clock reading (epoch ns), to check it against the main thread's. */
-  | { type: "clock" };
-
-/** Worker → main messages. */
-export type FromWorker =
-  /** Ready to run, after the warm-up asked for (what it did). */
-  | { type: "ready"; workerId: number; warmed?: import("./warm.ts").WarmedUp }
-  | { type: "clock"; workerId: number; ns: bigint }
-  | { type: "records"; workerId: number; batch: import("./record_batch.ts").RecordBatch }
-  | { type: "done"; workerId: number }
-  | { type: "fatal"; workerId: number; message: string };

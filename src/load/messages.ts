@@ -1,0 +1,28 @@
+/** What a Worker is told before it starts (the work, the target, the limits), and what it answers. */
+
+import type { PhasePlan } from "../plan/types.ts";
+
+/** Main → Worker messages. */
+export type ToWorker =
+  | {
+    type: "init";
+    workerId: number;
+    /** The conversations, their bodies in shared memory: one copy for every Worker. */
+    dataset: import("./packed.ts").WorkerDataset;
+    control: Int32Array;
+    /** What to warm up with before answering `ready`; none when absent. */
+    warm?: import("./warm.ts").WarmUp;
+  }
+  | { type: "run"; plan: PhasePlan; slots: number }
+  | { type: "abort" }
+  /** Asks for the Worker's clock reading (epoch ns), to check it against the main thread's. */
+  | { type: "clock" };
+
+/** Worker → main messages. */
+export type FromWorker =
+  /** Ready to run, after the warm-up asked for (what it did). */
+  | { type: "ready"; workerId: number; warmed?: import("./warm.ts").WarmedUp }
+  | { type: "clock"; workerId: number; ns: bigint }
+  | { type: "records"; workerId: number; batch: import("./record_batch.ts").RecordBatch }
+  | { type: "done"; workerId: number }
+  | { type: "fatal"; workerId: number; message: string };
