@@ -154,18 +154,18 @@ async function startPool(
   plan: RunPlan,
   resultsOptions: ResultsOptions,
 ): Promise<WorkerPool> {
-  const { config, target, io } = input;
+  const { config, io } = input;
   // The run's first request (of the first conversation that has one) is what the warm-ups send.
   const first = plan.conversations.findIndex((c) => c.bodies.length > 0);
   const warm = plan.transport === "http1" && first >= 0
     ? await warmUpOf(
-      target.url,
-      target.headers,
-      config.requestTimeoutSeconds * 1000,
+      plan.base.url,
+      plan.base.headers,
+      plan.base.timeoutMs,
       input.endpoint,
-      config.endpointType,
-      plan.responseField,
-      plan.streaming,
+      plan.base.endpointType,
+      plan.base.responseField,
+      plan.base.streaming,
       plan.conversations[first].bodies[0],
       config.concurrency,
     )
@@ -234,6 +234,9 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   };
   io.signal?.addEventListener("abort", onSoft, { once: true });
   io.hardSignal?.addEventListener("abort", onHard, { once: true });
+  // A Ctrl+C while the Workers started is not lost: the run stops before its first phase.
+  if (io.signal?.aborted) onSoft();
+  if (io.hardSignal?.aborted) onHard();
   let current = plan.phases[0];
   const stopProgress = startProgress(progressMode(config), io.isTerminal, io.stderr, () => ({
     control: pool.control,

@@ -1,4 +1,4 @@
-/** What a Worker is told before it starts (the work, the target, the limits), and what it answers. */
+/** What a Worker is told (the work, the target, the limits), and what it answers. */
 
 import type { PhasePlan } from "../plan/types.ts";
 

@@ -54,7 +54,7 @@ export type LoadConfig = Pick<
   | "workersMax"
 >;
 
-/** The request-independent part of every phase's plan (target, endpoint, client, sampling, seed). */
+/** The request-independent part of every phase's plan: target, endpoint, client, sampling, seed. */
 export type BasePlan = Pick<
   PhasePlan,
   | "url"

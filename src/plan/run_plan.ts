@@ -15,7 +15,13 @@ import { replayBody } from "../endpoints/replay_body.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { proxyBypassWarning, resolveTransport, type TransportKind } from "../transport/select.ts";
 import { FAST_PATHS } from "../util/fast_paths.ts";
-import { type PhaseSpec, planPhases, poolSize, usesFixedSchedule } from "./phases.ts";
+import {
+  type BasePlan,
+  type PhaseSpec,
+  planPhases,
+  poolSize,
+  usesFixedSchedule,
+} from "./phases.ts";
 import type { PlannedConversation } from "./types.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
@@ -42,6 +48,8 @@ export interface RunPlan {
   workers: number;
   /** Whether the profiling phase replays recorded timestamps. */
   fixedSchedule: boolean;
+  /** What every phase shares: target, endpoint, client, timeout, sampling, seed. */
+  base: BasePlan;
   /** Warmup (when asked for), then profiling. */
   phases: PhaseSpec[];
   /** This run's artifact directory (`--artifact-dir`/<AIPerf's run name>); not created here. */
@@ -159,23 +167,18 @@ export function planRun(input: PlanInput): RunPlan {
     ? resolveTransport(config.transport, target.url, input.env)
     : resolveTransport(config.transport, target.url);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
-  const phases = planPhases({
-    config,
-    given,
-    conversations,
-    workers,
-    base: {
-      url: target.url,
-      headers: target.headers,
-      endpointType: config.endpointType,
-      responseField,
-      streaming,
-      timeoutMs: config.requestTimeoutSeconds * 1000,
-      sampling,
-      seed,
-      transport,
-    },
-  });
+  const base: BasePlan = {
+    url: target.url,
+    headers: target.headers,
+    endpointType: config.endpointType,
+    responseField,
+    streaming,
+    timeoutMs: config.requestTimeoutSeconds * 1000,
+    sampling,
+    seed,
+    transport,
+  };
+  const phases = planPhases({ config, given, conversations, workers, base });
   return {
     model,
     seed,
@@ -191,6 +194,7 @@ export function planRun(input: PlanInput): RunPlan {
     responseField,
     workers,
     fixedSchedule,
+    base,
     phases,
     runDir: join(
       config.artifactDir,

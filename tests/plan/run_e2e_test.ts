@@ -11,7 +11,10 @@ import type { Io } from "../../src/cli/io.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 
 /** Runs `reprise profile` in-process with `args`; returns the exit code and the two streams. */
-async function profile(args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function profile(
+  args: string[],
+  signal?: AbortSignal,
+): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
   const io: Io = {
@@ -19,6 +22,7 @@ async function profile(args: string[]): Promise<{ code: number; out: string; err
     stderr: (t) => void (err += t),
     env: () => undefined,
     isTerminal: false,
+    signal,
   };
   const code = await main(["profile", ...args, "--ui", "none"], io);
   return { code, out, err };
@@ -169,6 +173,29 @@ Deno.test("--verbose prints the plan of a duration-bounded run: no request total
       ),
     );
     assert.ok(summary.request_count.avg > 2, JSON.stringify(summary.request_count));
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a Ctrl+C before the first phase stops the run there: exit 130, artifacts, nothing sent", async () => {
+  const server = await countingMock();
+  const dir = await Deno.makeTempDir({ prefix: "reprise-plan-stop-" });
+  try {
+    const res = await profile(
+      ["--url", server.url, "--model", "m", "--num-conversations", "3", "--artifact-dir", dir],
+      AbortSignal.abort(),
+    );
+    assert.equal(res.code, 130, res.err);
+    assert.match(res.err, /stopping: no new requests/);
+    assert.equal(server.requests(), 0);
+    const summary = JSON.parse(
+      await Deno.readTextFile(
+        join(dir, "m-openai-chat-concurrency1", "profile_export_aiperf.json"),
+      ),
+    );
+    assert.equal(summary.was_cancelled, true);
   } finally {
     await server.close();
     await Deno.remove(dir, { recursive: true });

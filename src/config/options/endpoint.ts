@@ -4,7 +4,8 @@ import { z } from "zod";
 import { nonNegative, opt } from "./spec.ts";
 
 /**
- * The Endpoint options of `profile`: the server, the API shape, auth, timeouts and waiting for the model.
+ * The Endpoint options of `profile`: the server, the API shape, auth, timeouts, and waiting
+ * for the model.
  * Keys are the config field names.
  */
 export const endpointOptions = {
