@@ -4,7 +4,7 @@
  */
 
 import { createControl, Ctl, UNCAPPED } from "./control.ts";
-import type { FromWorker, ToWorker } from "./messages.ts";
+import type { FromWorker, ToWorker } from "./plan.ts";
 import type { PhasePlan, PlannedConversation } from "../plan/types.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { workerModuleUrl } from "./worker_url.ts";

@@ -5,7 +5,7 @@
 
 /// <reference lib="deno.worker" />
 
-import type { FromWorker, ToWorker } from "./messages.ts";
+import type { FromWorker, ToWorker } from "./plan.ts";
 import type { WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { BATCH_SIZE, batchTransfer, RecordPacker } from "./record_batch.ts";

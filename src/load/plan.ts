@@ -1,4 +1,6 @@
-/** What a Worker is told (the work, the target, the limits), and what it answers. */
+/** What a Worker is told before it starts: the work, the target, and the limits. */
+// Only the messages between the main thread and a Worker; what they carry (the phase plan, the
+// planned conversations) is the run plan's, in src/plan/types.ts.
 
 import type { PhasePlan } from "../plan/types.ts";
 
