@@ -42,8 +42,6 @@ export interface RunPlan {
   transport: TransportKind;
   /** The warning for a proxy that `--transport http1` bypasses; null when none applies. */
   proxyWarning: string | null;
-  /** The raw endpoint's answer field (`--extra-inputs response_field:`). */
-  responseField?: string;
   /** Worker threads. */
   workers: number;
   /** Whether the profiling phase replays recorded timestamps. */
@@ -191,7 +189,6 @@ export function planRun(input: PlanInput): RunPlan {
     proxyWarning: input.env
       ? proxyBypassWarning(config.transport, input.env)
       : proxyBypassWarning(config.transport),
-    responseField,
     workers,
     fixedSchedule,
     base,

@@ -49,6 +49,9 @@ Deno.test("a run without limits sends every turn of the dataset once", () => {
   assert.equal(profiling.plan.seed, 7);
   assert.equal(profiling.plan.url, "http://127.0.0.1:9/v1/chat/completions");
   assert.deepEqual(profiling.plan.headers, { "x-h": "1" });
+  // Every phase carries the shared parameters as the plan decided them.
+  assert.deepEqual({ ...profiling.plan, ...p.base }, profiling.plan);
+  assert.equal(p.base.timeoutMs, 21_600_000);
   // The model of the artifacts comes from the first body that names one.
   assert.equal(p.model, "qwen");
   assert.equal(p.runDir, "artifacts/qwen-openai-chat-concurrency1");
