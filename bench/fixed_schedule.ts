@@ -11,8 +11,8 @@
 import { parseArgs } from "node:util";
 import { startMockServer } from "../src/mock/server.ts";
 import { PhaseRunner } from "../src/load/phase_runner.ts";
-import { type LoadConfig, planPhases } from "../src/load/phases.ts";
-import type { PlannedConversation } from "../src/load/plan.ts";
+import { type LoadConfig, planPhases } from "../src/plan/phases.ts";
+import type { PlannedConversation } from "../src/plan/types.ts";
 import { WorkerPool } from "../src/load/pool.ts";
 import type { RequestRecord } from "../src/record/record.ts";
 

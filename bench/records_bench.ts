@@ -16,7 +16,7 @@ import { RecordWriter } from "../src/export/record_writer.ts";
 import { MetricsAggregator } from "../src/metrics/aggregator.ts";
 import { computeRecordValues, type RecordContext } from "../src/metrics/record_metrics.ts";
 import type { Tokenizer } from "../src/tokenizer/tokenizer.ts";
-import { Results } from "../src/cli/results.ts";
+import { Results } from "../src/export/results.ts";
 import { mulberry32 } from "../src/util/rng.ts";
 
 const CHUNKS = 256;

@@ -1,3 +1,11 @@
+/**
+ * Every exit code of the CLI and what decides it, in one place; the README's "Exit codes" table
+ * lists the same codes, and scripts rely on them.
+ */
+
+import { ConfigError } from "../config/parse.ts";
+import { DatasetError } from "../dataset/types.ts";
+
 /** Exit codes, documented in the README; scripts rely on them. */
 export const ExitCode = {
   OK: 0,
@@ -16,3 +24,59 @@ export const ExitCode = {
   /** Ctrl+C (or SIGTERM): artifacts hold what finished. */
   INTERRUPTED: 130,
 } as const;
+
+/**
+ * The code for an error that ends a command before or outside a run: a config, dataset or
+ * permission error is the user's to fix, told in one line; null for anything else (a bug).
+ */
+export function errorExitCode(e: unknown): number | null {
+  if (e instanceof ConfigError) return ExitCode.BAD_CONFIG;
+  if (e instanceof DatasetError) return ExitCode.BAD_DATASET;
+  if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+    return ExitCode.PERMISSION;
+  }
+  return null;
+}
+
+/** How a run ended, as far as its exit code goes. */
+export interface RunEnd {
+  /** The run itself failed (a Worker died); its message, secrets already removed. */
+  failure: string | null;
+  interrupted: boolean;
+  /** `--failed-request-threshold` tripped. */
+  thresholdTripped: boolean;
+  /** Requests answered or failed, and how many of those failed, by error type. */
+  completed: number;
+  errors: number;
+  errorTypes: ReadonlySet<string>;
+}
+
+/**
+ * The exit code of a finished run and the error line that explains it (null for none), in this
+ * order: the run failed, it was interrupted, the failure threshold tripped, every request failed
+ * (unreachable when every failure was a connection error).
+ */
+export function runExitCode(
+  end: RunEnd,
+  names: { failedRequestThreshold?: number; baseUrl: string },
+): { code: number; error: string | null } {
+  if (end.failure !== null) return { code: ExitCode.RUN_FAILED, error: end.failure };
+  if (end.interrupted) return { code: ExitCode.INTERRUPTED, error: null };
+  if (end.thresholdTripped) {
+    return {
+      code: ExitCode.FAILED_THRESHOLD,
+      error: `aborted: the failed-request ratio passed --failed-request-threshold ` +
+        `${names.failedRequestThreshold}; see error_summary in profile_export_aiperf.json`,
+    };
+  }
+  if (end.completed > 0 && end.errors === end.completed) {
+    const unreachable = end.errorTypes.size === 1 && end.errorTypes.has("ConnectionError");
+    return {
+      code: unreachable ? ExitCode.UNREACHABLE : ExitCode.RUN_FAILED,
+      error: `every request failed${
+        unreachable ? ` (cannot connect to ${names.baseUrl})` : ""
+      }; see error_summary in profile_export_aiperf.json`,
+    };
+  }
+  return { code: ExitCode.OK, error: null };
+}

@@ -3,10 +3,8 @@
  * an exit code. Only main.ts calls Deno.exit; everything here returns the code.
  */
 
-import { ConfigError } from "../config/parse.ts";
-import { DatasetError } from "../dataset/types.ts";
 import { VERSION } from "../version.ts";
-import { ExitCode } from "./exit_codes.ts";
+import { errorExitCode, ExitCode } from "./exit_codes.ts";
 import type { Io } from "./io.ts";
 
 const USAGE = `reprise ${VERSION}: benchmark LLM inference servers
@@ -72,18 +70,10 @@ export async function main(args: string[], io: Io): Promise<number> {
         return ExitCode.BAD_CONFIG;
     }
   } catch (e) {
-    if (e instanceof ConfigError) {
-      io.stderr(`error: ${e.message}\n`);
-      return ExitCode.BAD_CONFIG;
-    }
-    if (e instanceof DatasetError) {
-      io.stderr(`error: ${e.message}\n`);
-      return ExitCode.BAD_DATASET;
-    }
-    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-      io.stderr(`error: ${permissionHint((e as Error).message)}\n`);
-      return ExitCode.PERMISSION;
-    }
-    throw e;
+    const code = errorExitCode(e);
+    if (code === null) throw e;
+    const message = (e as Error).message;
+    io.stderr(`error: ${code === ExitCode.PERMISSION ? permissionHint(message) : message}\n`);
+    return code;
   }
 }

@@ -13,7 +13,8 @@ import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { ExitCode } from "./exit_codes.ts";
 import type { Io } from "./io.ts";
 import { buildTarget } from "./target.ts";
-import { runBenchmark } from "./run.ts";
+import { planStep, runBenchmark, type RunInput } from "./run.ts";
+import { runStreaming } from "../plan/run_plan.ts";
 import { outputIo } from "./output.ts";
 import { checkRunPermissions } from "./permissions.ts";
 import { NotReadyError, waitForModel } from "./wait_for_model.ts";
@@ -52,9 +53,26 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     // An unknown type or a bad JMESPath expression is the user's to fix.
     throw new ConfigError((e as Error).message);
   }
-  const dataset = await datasetForRun(config, endpoint, config.randomSeed!, extras.body);
+  const dataset = await datasetForRun(
+    config,
+    endpoint,
+    config.randomSeed!,
+    extras.body,
+    runStreaming(config, endpoint),
+  );
   const target = buildTarget(config, endpoint);
   io = outputIo(io, config);
+  const input: RunInput = {
+    config,
+    dataset,
+    endpoint,
+    target,
+    cliCommand: redactedCommandLine(["profile", ...args]),
+    io,
+    given: parsed.given as ReadonlySet<string>,
+  };
+  // Every config error surfaces here, before anything is sent or created.
+  const planned = await planStep(input);
   checkRunPermissions(target.baseUrl);
   try {
     await waitForModel({
@@ -71,13 +89,5 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     io.stderr(`error: ${e.message}\n`);
     return e.exitCode;
   }
-  return await runBenchmark({
-    config,
-    dataset,
-    endpoint,
-    target,
-    cliCommand: redactedCommandLine(["profile", ...args]),
-    io,
-    given: parsed.given as ReadonlySet<string>,
-  });
+  return await runBenchmark(input, planned);
 }

@@ -13,20 +13,23 @@ import type { Dataset } from "./types.ts";
 
 /**
  * Loads or generates the dataset for `config`. `seed` is the run's `--random-seed` (or the one
- * chosen for it); `extraBody` is the body part of `--extra-inputs`.
+ * chosen for it); `extraBody` is the body part of `--extra-inputs`; `streaming` is whether the
+ * run streams, as the run plan decides it (`runStreaming` in plan/run_plan.ts), so that built
+ * bodies and the plan agree.
  */
 export async function datasetForRun(
   config: ProfileConfig,
   endpoint: Endpoint,
   seed: number,
   extraBody: Record<string, unknown>,
+  streaming: boolean,
 ): Promise<Dataset> {
   const format: BodyFormat = {
     endpoint,
     options: {
       // Built bodies need a model; "model" is what the replay path reports without one, too.
       model: config.model ?? "model",
-      streaming: config.streaming && endpoint.supportsStreaming,
+      streaming,
       extraInputs: extraBody,
       useLegacyMaxTokens: config.useLegacyMaxTokens,
       useServerTokenCount: config.useServerTokenCount,

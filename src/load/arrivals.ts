@@ -6,24 +6,13 @@
  */
 
 import { hash32 } from "../util/rng.ts";
+import type { ArrivalPattern, RateSchedule } from "../plan/types.ts";
 
-/** How gaps between requests are distributed. */
-export type ArrivalPattern = "constant" | "poisson" | "gamma";
+/** The schedule types live with the plan that builds them; the load reads them from here too. */
+export type { ArrivalPattern, RateSchedule };
 
 /** The known arrival patterns, for validation and help. */
 export const arrivalPatterns: readonly ArrivalPattern[] = ["constant", "poisson", "gamma"];
-
-/** A request-rate schedule: target rate, gap distribution, and an optional linear ramp. */
-export interface RateSchedule {
-  /** Requests per second once any ramp is over. */
-  rate: number;
-  pattern: ArrivalPattern;
-  /** Gamma shape: 1 is Poisson, larger is smoother, smaller is burstier. */
-  smoothness: number;
-  /** Ramp from a tenth-second step of the rate up to `rate` over this many ms (0: none). */
-  rampMs: number;
-  seed: number;
-}
 
 /** Ramps move in steps of this length, as AIPerf's ramp updates every 0.1 s. */
 export const RAMP_STEP_MS = 100;

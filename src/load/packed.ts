@@ -4,7 +4,7 @@
  * cloned into each Worker (a 200 MiB dataset cost ~400 MiB more per Worker that way).
  */
 
-import type { PlannedConversation } from "./plan.ts";
+import type { PlannedConversation } from "../plan/types.ts";
 import { utf8Length } from "../util/utf8.ts";
 
 /** Bodies as UTF-8 bytes in shared memory; body `i` is `bytes[offsets[i] .. offsets[i + 1])`. */

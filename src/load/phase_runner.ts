@@ -4,7 +4,7 @@
  */
 
 import { RAMP_STEP_MS, rampedConcurrency } from "./arrivals.ts";
-import type { PhaseSpec } from "./phases.ts";
+import type { PhaseSpec } from "../plan/phases.ts";
 import type { WorkerPool } from "./pool.ts";
 import type { RequestRecord } from "../record/record.ts";
 

@@ -1,71 +1,8 @@
 /** What a Worker is told before it starts: the work, the target, and the limits. */
+// Only the messages between the main thread and a Worker; what they carry (the phase plan, the
+// planned conversations) is the run plan's, in src/plan/types.ts.
 
-import type { Phase } from "../record/record.ts";
-
-/** A conversation as Workers hold it: the session id and the body of each turn. */
-export interface PlannedConversation {
-  sessionId: string;
-  bodies: string[];
-  /** Per turn: ms to wait after the previous answer before sending (absent = 0). */
-  delaysMs?: number[];
-  /** Per turn: recorded send time in ms (trace replay with a fixed schedule). */
-  timestampsMs?: (number | undefined)[];
-  /** Built turns with live history (`deltas_without_responses`): bodies are made at send time. */
-  live?: import("../dataset/types.ts").LiveTurns;
-}
-
-/** The parameters of one phase, identical for every Worker. */
-export interface PhasePlan {
-  phase: Phase;
-  /** Full request URL. */
-  url: string;
-  /** Headers sent with every request (auth, content type, user headers). */
-  headers: Record<string, string>;
-  endpointType: string;
-  /** JMESPath expression selecting the answer text (raw endpoint, `--extra-inputs response_field:`). */
-  responseField?: string;
-  streaming: boolean;
-  timeoutMs: number;
-  /** Stop issuing after this many requests. */
-  requestLimit: number;
-  /** Start at most this many conversations. */
-  conversationLimit: number;
-  sampling: "sequential" | "random" | "shuffle";
-  seed: number;
-  /** The HTTP client (`--transport`, `auto` already decided); absent means fetch. */
-  transport?: import("../transport/select.ts").TransportKind;
-  /** How conversations are started; absent means closed-loop concurrency. */
-  timing?: Timing;
-  /** The phase's time zero, epoch ms (fractional): every Worker's schedule counts from it. */
-  startEpochMs?: number;
-  /** Issue nothing scheduled later than this many ms after the start (absent: no limit). */
-  durationMs?: number;
-  /** Percent of requests cancelled `cancelDelayMs` after they are sent. */
-  cancelPercent?: number;
-  cancelDelayMs?: number;
-  /** Scales every turn delay (`--session-delay-ratio`). */
-  delayRatio?: number;
-  /** Most conversations in flight at once (absent: no cap beyond the slots). */
-  maxConcurrency?: number;
-  /** Raise the cap from 1 to `maxConcurrency` over this many ms (the main thread steps it). */
-  concurrencyRampMs?: number;
-  /**
-   * Stop issuing once failed/completed exceeds this after `armAfter` completions. Workers check
-   * it on the shared counters, so a fast-failing server cannot outrun the main thread's gate.
-   */
-  failedThreshold?: number;
-  armAfter?: number;
-}
-
-/**
- * When conversations start. `concurrency`: each slot starts the next one as soon as it is free.
- * `rate`: on a seeded arrival schedule. `fixed`: at recorded times, the i-th arrival being
- * conversation `order[i]` at `offsetsMs[i]` after the start.
- */
-export type Timing =
-  | { mode: "concurrency" }
-  | { mode: "rate"; schedule: import("./arrivals.ts").RateSchedule }
-  | { mode: "fixed"; order: number[]; offsetsMs: number[]; shiftMs: number };
+import type { PhasePlan } from "../plan/types.ts";
 
 /** Main → Worker messages. */
 export type ToWorker =

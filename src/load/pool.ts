@@ -1,10 +1,11 @@
 /**
  * The Worker pool: at most one Worker per core (a Worker costs ~13 MiB and a thread), each
- * running many concurrency slots as async loops (`poolSize` in phases.ts decides how many).
+ * running many concurrency slots as async loops (`poolSize` in plan/phases.ts decides how many).
  */
 
 import { createControl, Ctl, UNCAPPED } from "./control.ts";
-import type { FromWorker, PhasePlan, PlannedConversation, ToWorker } from "./plan.ts";
+import type { FromWorker, ToWorker } from "./plan.ts";
+import type { PhasePlan, PlannedConversation } from "../plan/types.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";

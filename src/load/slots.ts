@@ -14,7 +14,7 @@ import { ArrivalCursor } from "./arrivals.ts";
 import { epochNs } from "../record/clock.ts";
 import { claimRequest, Ctl, workerInFlight } from "./control.ts";
 import { acquireSlot, releaseSlot, tryAcquireSlot, waitUntil } from "./wait.ts";
-import type { PhasePlan } from "./plan.ts";
+import type { PhasePlan } from "../plan/types.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import type { RequestRecord } from "../record/record.ts";
 

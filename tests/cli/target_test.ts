@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { profileOptions } from "../../src/config/options.ts";
 import { parseOptions } from "../../src/config/parse.ts";
 import { buildTarget, parseHeaders } from "../../src/cli/target.ts";
-import { runDirName } from "../../src/cli/run.ts";
+import { runDirName } from "../../src/plan/run_plan.ts";
 import { getEndpoint } from "../../src/endpoints/mod.ts";
 
 const chat = getEndpoint("chat");

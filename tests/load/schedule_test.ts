@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { startMockServer } from "../../src/mock/server.ts";
 import { createControl, Ctl, UNCAPPED } from "../../src/load/control.ts";
-import { fixedTiming } from "../../src/load/phases.ts";
-import type { PhasePlan, PlannedConversation } from "../../src/load/plan.ts";
+import { fixedTiming } from "../../src/plan/phases.ts";
+import type { PhasePlan, PlannedConversation } from "../../src/plan/types.ts";
 import type { RequestRecord } from "../../src/record/record.ts";
 import { InFlight, runSlots } from "../../src/load/slots.ts";
 import { packConversations } from "../../src/load/packed.ts";
-import type { LoadConfig } from "../../src/load/phases.ts";
+import type { LoadConfig } from "../../src/plan/phases.ts";
 
 const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
 

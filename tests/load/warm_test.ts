@@ -10,7 +10,7 @@ import {
   warmUp,
 } from "../../src/load/warm.ts";
 import { MAIN_WARM_RECORDS, warmRecords } from "../../src/load/warm_records.ts";
-import { Results } from "../../src/cli/results.ts";
+import { Results } from "../../src/export/results.ts";
 import { RecordWriter } from "../../src/export/record_writer.ts";
 import { computeRecordValues } from "../../src/metrics/record_metrics.ts";
 import { builtinTokenizer } from "../../src/tokenizer/tokenizer.ts";

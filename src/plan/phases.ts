@@ -1,12 +1,13 @@
 /**
  * Turns the load options into the phases of a run (an optional warmup, then profiling): which
  * timing mode each uses, its limits, and how many slots each Worker runs. Pure: the same
- * options give the same phases, so the plan can be tested without sending anything.
+ * options give the same phases, so the plan can be tested without sending anything. A schedule
+ * the dataset cannot follow is a `ConfigError` here, before the run has created anything.
  */
 
 import type { ProfileConfig } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
-import type { PhasePlan, PlannedConversation, Timing } from "./plan.ts";
+import type { PhasePlan, PlannedConversation, Timing } from "./types.ts";
 
 /** No limit, as a count that still fits the shared Int32 counters. */
 export const NO_LIMIT = 2 ** 31 - 1;
@@ -53,10 +54,18 @@ export type LoadConfig = Pick<
   | "workersMax"
 >;
 
-/** The request-independent part of every phase's plan (target, endpoint, sampling, seed). */
+/** The request-independent part of every phase's plan: target, endpoint, client, sampling, seed. */
 export type BasePlan = Pick<
   PhasePlan,
-  "url" | "headers" | "endpointType" | "streaming" | "timeoutMs" | "sampling" | "seed"
+  | "url"
+  | "headers"
+  | "endpointType"
+  | "responseField"
+  | "streaming"
+  | "timeoutMs"
+  | "sampling"
+  | "seed"
+  | "transport"
 >;
 
 /** Whether the run replays recorded timestamps: asked for, or the dataset carries them. */

@@ -8,8 +8,8 @@ import {
   planPhases,
   poolSize,
   usesFixedSchedule,
-} from "../../src/load/phases.ts";
-import type { PlannedConversation } from "../../src/load/plan.ts";
+} from "../../src/plan/phases.ts";
+import type { PlannedConversation } from "../../src/plan/types.ts";
 
 const defaults: LoadConfig = {
   concurrency: 1,

@@ -1,6 +1,10 @@
 /**
  * A run's results as they accumulate: each record is measured, appended to
  * `profile_export.jsonl` and aggregated the moment it arrives; `finish` writes the summary files.
+ * It lives in export/ because it does both things export/ is for, writing the artifacts from
+ * metrics: it feeds metrics/ (layer 5) and drives the writers next to it, so export/ (layer 7) is
+ * the lowest layer that may import both; the load (layer 6) never sees it, and the command only
+ * hands it records.
  */
 
 import { join } from "node:path";
@@ -10,7 +14,7 @@ import { writeInputsJson } from "../export/inputs_json.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
 import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
-import type { PlannedConversation } from "../load/plan.ts";
+import type { PlannedConversation } from "../plan/types.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
 import { computeRecordValues, inUsageSample } from "../metrics/record_metrics.ts";

@@ -1,0 +1,71 @@
+/**
+ * The plan in words, for `--verbose`: what will be sent where, and when each phase ends. Read
+ * from the phases the load runs, so it says what the run does (a duration-bounded run has no
+ * request total).
+ */
+
+import { NO_LIMIT, type PhaseSpec } from "./phases.ts";
+import type { RunPlan } from "./run_plan.ts";
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? "" : "s"}`;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/** How a phase starts its conversations. */
+function timingText(spec: PhaseSpec): string {
+  const t = spec.plan.timing ?? { mode: "concurrency" };
+  const cap = spec.plan.maxConcurrency;
+  const ramp = spec.plan.concurrencyRampMs
+    ? `, ramped over ${seconds(spec.plan.concurrencyRampMs)}`
+    : "";
+  if (t.mode === "concurrency") return `concurrency ${cap ?? spec.slots}${ramp}`;
+  const capped = cap === undefined ? "" : `, at most ${cap} in flight${ramp}`;
+  if (t.mode === "rate") {
+    const r = t.schedule;
+    const rampText = r.rampMs > 0 ? ` reached over ${seconds(r.rampMs)}` : "";
+    return `${r.rate} requests/s (${r.pattern})${rampText}${capped}`;
+  }
+  return `fixed schedule of ${plural(t.order.length, "conversation")}${capped}`;
+}
+
+/** When a phase stops issuing. */
+function limitText(spec: PhaseSpec): string {
+  const { requestLimit, conversationLimit } = spec.plan;
+  const parts: string[] = [];
+  if (requestLimit < NO_LIMIT) parts.push(`at most ${plural(requestLimit, "request")}`);
+  if (conversationLimit < NO_LIMIT) {
+    parts.push(`at most ${plural(conversationLimit, "conversation")}`);
+  }
+  if (spec.durationMs !== undefined) {
+    parts.push(`for ${seconds(spec.durationMs)} (then ${seconds(spec.graceMs)} grace)`);
+  }
+  return parts.length === 0 ? "until stopped" : parts.join(", ");
+}
+
+/** One line for a phase: its timing and its limits. */
+export function phaseLine(spec: PhaseSpec): string {
+  return `${spec.plan.phase}: ${timingText(spec)}; ${limitText(spec)}`;
+}
+
+/**
+ * The plan's `--verbose` lines. `url` is the request URL as it may be shown (secrets redacted
+ * by the caller).
+ */
+export function describePlan(plan: RunPlan, url: string): string {
+  const lines = [
+    `plan: ${plural(plan.conversations.length, "conversation")} (${
+      plural(plan.totalTurns, "turn")
+    }) from ${plan.dataset.type} ${plan.dataset.source}; to ${url} on ${
+      plural(plan.workers, "Worker")
+    }, transport ${plan.transport}, ${
+      plan.streaming ? "streaming" : "not streaming"
+    }; sampling ${plan.sampling}, seed ${plan.seed}; artifacts ${plan.runDir}`,
+    ...plan.phases.map((p) => `plan: ${phaseLine(p)}`),
+  ];
+  if (plan.plainPaths.length > 0) lines.push(`plan: plain paths ${plan.plainPaths.join(", ")}`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,209 @@
+/**
+ * The run plan: every parameter of a `profile` run derived from the options and the dataset,
+ * once and in one place, before anything has a side effect. A config error (a flag combination
+ * that cannot run, a schedule the dataset cannot follow) is thrown here, before the artifact
+ * directory, the Workers or the live API exist; what runs afterwards only reads the plan.
+ */
+
+import { join } from "node:path";
+import type { ProfileConfig } from "../config/options.ts";
+import { parseExtraInputs } from "../config/extra_inputs.ts";
+import { redactConfig } from "../config/redact.ts";
+import { defaultSampling } from "../dataset/sampling.ts";
+import type { Dataset } from "../dataset/types.ts";
+import { replayBody } from "../endpoints/replay_body.ts";
+import type { Endpoint } from "../endpoints/types.ts";
+import { proxyBypassWarning, resolveTransport, type TransportKind } from "../transport/select.ts";
+import { FAST_PATHS } from "../util/fast_paths.ts";
+import {
+  type BasePlan,
+  type PhaseSpec,
+  planPhases,
+  poolSize,
+  usesFixedSchedule,
+} from "./phases.ts";
+import type { PlannedConversation } from "./types.ts";
+
+/** A validated run: what every stage after planning reads, and nothing it has to work out. */
+export interface RunPlan {
+  /** The model named in the artifacts: `--model`, else the first body's, else `model`. */
+  model: string;
+  seed: number;
+  sampling: PhaseSpec["plan"]["sampling"];
+  /** Whether requests ask to stream: `--streaming` on an endpoint that can. */
+  streaming: boolean;
+  /** The dataset as the load sends it (bodies with streaming and usage options applied). */
+  conversations: PlannedConversation[];
+  /** Turns over every conversation. */
+  totalTurns: number;
+  /** Where the conversations came from, for the `--verbose` plan. */
+  dataset: { type: string; source: string };
+  /** `--transport`, `auto` decided. */
+  transport: TransportKind;
+  /** The warning for a proxy that `--transport http1` bypasses; null when none applies. */
+  proxyWarning: string | null;
+  /** Worker threads. */
+  workers: number;
+  /** Whether the profiling phase replays recorded timestamps. */
+  fixedSchedule: boolean;
+  /** What every phase shares: target, endpoint, client, timeout, sampling, seed. */
+  base: BasePlan;
+  /** Warmup (when asked for), then profiling. */
+  phases: PhaseSpec[];
+  /** This run's artifact directory (`--artifact-dir`/<AIPerf's run name>); not created here. */
+  runDir: string;
+  /** The fast paths turned off (`--plain-paths`, `all` expanded). */
+  plainPaths: string[];
+  /** The config as the artifacts record it: secrets redacted, model, streaming, sampling resolved. */
+  inputConfig: Record<string, unknown>;
+}
+
+/** Where requests go, as the command resolved it (`cli/target.ts`). */
+export interface PlanTarget {
+  /** Full request URL. */
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** What a plan is built from. */
+export interface PlanInput {
+  config: ProfileConfig;
+  dataset: Dataset;
+  endpoint: Endpoint;
+  target: PlanTarget;
+  /** Config keys set on the command line or by env (not defaults). */
+  given: ReadonlySet<string>;
+  /** Cores the Workers may use. */
+  cores: number;
+  /** Reads an environment variable (proxy settings); default: the process's, without prompting. */
+  env?: (name: string) => string | undefined;
+}
+
+/**
+ * Whether the run's requests stream: asked for, and the endpoint can. The dataset's builders and
+ * the plan both read it from here.
+ */
+export function runStreaming(
+  config: Pick<ProfileConfig, "streaming">,
+  endpoint: Pick<Endpoint, "supportsStreaming">,
+): boolean {
+  return config.streaming && endpoint.supportsStreaming;
+}
+
+/**
+ * AIPerf's run directory name: `<model>-openai-<endpoint>-<stimulus>`, the stimulus being
+ * `concurrency<N>` or, for a request-rate run, `request_rate<R>`.
+ */
+export function runDirName(
+  model: string,
+  endpointType: string,
+  concurrency: number,
+  requestRate?: number,
+): string {
+  const safe = model.replace(/[^A-Za-z0-9._-]+/g, "_");
+  const stimulus = requestRate === undefined
+    ? `concurrency${concurrency}`
+    : `request_rate${requestRate}`;
+  return `${safe}-openai-${endpointType}-${stimulus}`;
+}
+
+/** `--model`, else the first body's `model`, else `model`: what the artifacts are named after. */
+function modelOf(config: ProfileConfig, dataset: Dataset): string {
+  if (config.model) return config.model;
+  for (const c of dataset.conversations) {
+    for (const t of c.turns) {
+      try {
+        const m = (JSON.parse(t.body) as { model?: unknown }).model;
+        if (typeof m === "string" && m) return m;
+      } catch { /* a body without a model names nothing */ }
+    }
+  }
+  return "model";
+}
+
+/** The dataset as the load sends it: each body with what the endpoint needs added. */
+export function plannedConversations(
+  dataset: Dataset,
+  endpoint: Endpoint,
+  opts: { streaming: boolean; useServerTokenCount: boolean },
+): PlannedConversation[] {
+  return dataset.conversations.map((c) => ({
+    sessionId: c.sessionId,
+    // What each endpoint needs added for --streaming / --use-server-token-count; see replayBody.
+    bodies: c.turns.map((t) => replayBody(t.body, endpoint, opts)),
+    delaysMs: c.turns.some((t) => t.delayMs) ? c.turns.map((t) => t.delayMs ?? 0) : undefined,
+    timestampsMs: c.turns.some((t) => t.timestampMs !== undefined)
+      ? c.turns.map((t) => t.timestampMs)
+      : undefined,
+    // Built multi-turn conversations: later turns carry the live answers (see dataset/build.ts).
+    live: c.live,
+  }));
+}
+
+/** The fast paths `--plain-paths` turns off, `all` expanded to every one. */
+export function resolvePlainPaths(names: readonly string[]): string[] {
+  return names.includes("all") ? [...FAST_PATHS] : [...names];
+}
+
+/**
+ * Builds the plan of a run; throws a `ConfigError` for options the run cannot follow. Pure but
+ * for reading proxy variables (through `env`): nothing is created, started or sent.
+ */
+export function planRun(input: PlanInput): RunPlan {
+  const { config, dataset, endpoint, target, given } = input;
+  const model = modelOf(config, dataset);
+  const seed = config.randomSeed ?? Math.floor(Math.random() * 2 ** 31);
+  const sampling = config.datasetSamplingStrategy ?? defaultSampling(dataset.type);
+  const streaming = runStreaming(config, endpoint);
+  const conversations = plannedConversations(dataset, endpoint, {
+    streaming,
+    useServerTokenCount: config.useServerTokenCount,
+  });
+  const fixedSchedule = usesFixedSchedule(config, given, conversations);
+  const workers = poolSize(config, fixedSchedule, input.cores);
+  const transport = input.env
+    ? resolveTransport(config.transport, target.url, input.env)
+    : resolveTransport(config.transport, target.url);
+  const responseField = parseExtraInputs(config.extraInputs).responseField;
+  const base: BasePlan = {
+    url: target.url,
+    headers: target.headers,
+    endpointType: config.endpointType,
+    responseField,
+    streaming,
+    timeoutMs: config.requestTimeoutSeconds * 1000,
+    sampling,
+    seed,
+    transport,
+  };
+  const phases = planPhases({ config, given, conversations, workers, base });
+  return {
+    model,
+    seed,
+    sampling,
+    streaming,
+    conversations,
+    totalTurns: conversations.reduce((n, c) => n + c.bodies.length, 0),
+    dataset: { type: dataset.type, source: dataset.source },
+    transport,
+    proxyWarning: input.env
+      ? proxyBypassWarning(config.transport, input.env)
+      : proxyBypassWarning(config.transport),
+    workers,
+    fixedSchedule,
+    base,
+    phases,
+    runDir: join(
+      config.artifactDir,
+      runDirName(model, config.endpointType, config.concurrency, config.requestRate),
+    ),
+    plainPaths: resolvePlainPaths(config.plainPaths),
+    // The resolved values are recorded, so the artifacts say what the run did.
+    inputConfig: redactConfig({
+      ...config,
+      model,
+      streaming,
+      datasetSamplingStrategy: sampling,
+    }) as Record<string, unknown>,
+  };
+}
