@@ -80,12 +80,12 @@ function withBody(
 }
 
 /**
- * One event's wire text with `field` bytes spliced in right after the first `{` of its data, so
- * the JSON keeps its shape (when `field` ends with a comma) and the event its place; the event
- * unchanged (encoded) when it has no JSON data.
+ * One event's wire text (or a JSON body, `event` false) with `field` bytes spliced in right after
+ * the first `{` of its data, so the JSON keeps its shape (when `field` ends with a comma) and the
+ * event its place; the text unchanged (encoded) when it has no JSON object.
  */
-function splice(text: string, field: Uint8Array): Uint8Array<ArrayBuffer> {
-  const at = text.search(/data: ?\{/);
+function splice(text: string, field: Uint8Array, event = true): Uint8Array<ArrayBuffer> {
+  const at = event ? text.search(/data: ?\{/) : text.startsWith("{") ? 0 : -1;
   const brace = at < 0 ? -1 : text.indexOf("{", at);
   if (brace < 0) return enc.encode(text);
   const head = enc.encode(text.slice(0, brace + 1));
@@ -256,9 +256,9 @@ export async function bodyFault(
       return withBody(res, text.slice(0, text.length >> 1));
     }
     case "large-event":
-      return withBody(res, splice(await res.text(), paddingField(params.eventBytes)));
+      return withBody(res, splice(await res.text(), paddingField(params.eventBytes), false));
     case "non-utf8":
-      return withBody(res, splice(await res.text(), nonUtf8Field()));
+      return withBody(res, splice(await res.text(), nonUtf8Field(), false));
     default:
       return res;
   }

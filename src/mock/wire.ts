@@ -349,6 +349,15 @@ const LENGTH_FAULTS = new Set<WireFault | undefined>([
   "content-length-long",
 ]);
 
+/** Wire faults after whose answer the connection closes. */
+const CLOSING_FAULTS = new Set<WireFault | undefined>([
+  ...LENGTH_FAULTS,
+  "close",
+  "close-unannounced",
+  "close-delimited",
+  "http10",
+]);
+
 /** Waits until `due` (`performance.now()` ms). */
 function sleepUntil(due: number): Promise<void> {
   const wait = due - performance.now();
@@ -383,12 +392,10 @@ async function writeResponse(
     return false;
   }
   const version = fault === "http10" ? "1.0" : "1.1";
-  // Whether the connection stays open, and whether the head says so.
-  const stays = keepAlive && fault !== "close" && fault !== "close-unannounced" &&
-    fault !== "close-delimited" && fault !== "http10" && fault !== "content-length-short" &&
-    fault !== "content-length-long";
-  const noCloseHeader = fault === "close-unannounced" || fault === "http10" ||
-    (stays || (keepAlive && LENGTH_FAULTS.has(fault)));
+  // Whether the connection stays open after the answer, and whether the head says it closes.
+  const stays = keepAlive && !CLOSING_FAULTS.has(fault);
+  const noCloseHeader = !(fault === "close" || fault === "close-delimited" ||
+    (!keepAlive && fault !== "http10" && fault !== "close-unannounced"));
   const sendHead = (bytes: Uint8Array) =>
     fault === "slow-head" ? writeSlowly(conn, bytes, opts.headMs ?? 0) : writeAll(conn, bytes);
   const noBody = head.method === "HEAD" || res.status === 204 || res.status === 304 ||
@@ -408,7 +415,9 @@ async function writeResponse(
   const parts: Uint8Array[] = [];
   try {
     if (streamed) {
-      await sendHead(headBytes(res, raw ? "" : "transfer-encoding: chunked", noCloseHeader, version));
+      await sendHead(
+        headBytes(res, raw ? "" : "transfer-encoding: chunked", noCloseHeader, version),
+      );
       headSent = true;
     }
     for (;;) {
