@@ -876,7 +876,7 @@ export const mockServerOptions = {
     default: [],
     group: "Faults",
     help:
-      "Inject this fault into a share P (default 1) of requests; repeatable. Kinds: http-500, http-429, http-503, http-307, reset-after-head, reset-mid-stream, truncate, stall, invalid-json, event-error, gzip, large-event, non-utf8, and wire faults (the mock's own HTTP server, chosen when --http is not given): reset-before-head, close-delimited, http10, chunk-ext, slow-head, dup-content-length, content-length-short, content-length-long, idle-close, close, close-unannounced, reset-reused. A request can pick one for itself with an x-mock-fault header or a /fault/KIND/ path prefix.",
+      "Inject this fault into a share P (default 1) of requests; repeatable. Kinds: http-500, http-429, http-503, http-307, reset-after-head, reset-mid-stream, truncate, stall, invalid-json, event-error, gzip, large-event, non-utf8, and wire faults (the mock's own HTTP server, chosen when --http is not given): reset-before-head, close-delimited, http10, chunk-ext, slow-head, dup-content-length, content-length-short, content-length-long, idle-close, close, close-unannounced, reset-reused. A request can pick one for itself with an x-mock-fault header or a /fault/KIND/ path prefix. See docs/mock-server.md.",
     metavar: "KIND[=P]",
   }),
   faultStallMs: opt({

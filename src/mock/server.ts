@@ -61,7 +61,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       if (selection.path !== path) {
         const url = new URL(req.url);
         url.pathname = selection.path;
-        req = new Request(url, req);
+        // Not `new Request(url, req)`: that reads `req.signal`, which Deno.serve warns about.
+        req = new Request(url, { method: req.method, headers: req.headers, body: req.body });
       }
       env.selection = selection;
     }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mockServerOptions } from "../../src/config/options.ts";
 import { ConfigError } from "../../src/config/parse.ts";
 import {
   decideFault,
@@ -139,9 +140,13 @@ Deno.test("resolveMockOptions: a wire fault picks the mock's own server, unless 
   );
 });
 
-Deno.test("every kind is documented in docs/mock-server.md", async () => {
+Deno.test("every kind is documented in docs/mock-server.md and listed by --help", async () => {
   const doc = await Deno.readTextFile(new URL("../../docs/mock-server.md", import.meta.url));
-  for (const kind of FAULT_KINDS) assert.ok(doc.includes(`\`${kind}\``), kind);
+  const help = mockServerOptions.fault.help;
+  for (const kind of FAULT_KINDS) {
+    assert.ok(doc.includes(`| \`${kind}\``), kind);
+    assert.match(help, new RegExp(`[ :]${kind}[,.]`), kind);
+  }
 });
 
 // ---- selection per request, counters ---------------------------------------------------------
