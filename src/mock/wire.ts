@@ -468,8 +468,11 @@ async function writeResponse(
     ? [n + 100]
     : [n];
   const framing = lengths.map((l) => `content-length: ${l}`);
-  await sendHead(headBytes(res, framing, noCloseHeader, version));
-  await writeAll(conn, body);
+  const headText = headBytes(res, framing, noCloseHeader, version);
+  if (fault === "slow-head") {
+    await sendHead(headText);
+    await writeAll(conn, body);
+  } else await writeAll(conn, concat([headText, body])); // one write, as the answer is whole
   return stays;
 }
 
