@@ -17,9 +17,11 @@ export async function mockServerCommand(args: string[], io: Io): Promise<number>
     ));
     return ExitCode.OK;
   }
-  const { values, positionals } = parseOptions(mockServerOptions, args, io.env);
+  const { values, positionals, given } = parseOptions(mockServerOptions, args, io.env);
   if (positionals.length) throw new ConfigError(`unexpected argument "${positionals[0]}"`);
-  return await runMockServer(values, {
+  // Unset, the server kind follows the faults asked for (wire faults need the mock's own).
+  const opts = given.has("http") ? values : { ...values, http: undefined };
+  return await runMockServer(opts, {
     stderr: (line) => io.stderr(line + "\n"),
     signal: io.signal,
   });

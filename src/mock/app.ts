@@ -1,7 +1,8 @@
 /**
- * The mock's routes as a Hono app: one path per API shape, plus `/v1/models` and `/health`.
- * Each inference route reads the JSON body (400 when it is not a JSON object), draws the
- * request's injected fault, then hands over to the module that speaks that API.
+ * The mock's routes as a Hono app: one path per API shape, plus `/v1/models`, `/health` and
+ * `/mock/stats` (the request and fault counters). Each inference route reads the JSON body (400
+ * when it is not a JSON object), takes the request's fault (its own choice or a seeded draw),
+ * then hands over to the module that speaks that API and reshapes its answer for the fault.
  */
 
 import { Hono } from "hono";
@@ -9,28 +10,37 @@ import { chatCompletions } from "./chat.ts";
 import { completions } from "./completions.ts";
 import type { Exchange, MockContext } from "./context.ts";
 import { embeddings } from "./embeddings.ts";
-import { decideFault } from "./faults.ts";
+import {
+  bodyFault,
+  type ErrorShape,
+  type FaultParams,
+  statusFault,
+  truncates,
+} from "./fault_answers.ts";
+import {
+  type AnswerFault,
+  drawFault,
+  FAULT_KINDS,
+  type FaultKind,
+  isWireFault,
+  type Selection,
+} from "./faults.ts";
 import { generate, generateStream } from "./generate.ts";
 import { messages } from "./messages.ts";
 import { cohereRerank, nimRanking, teiRerank } from "./rankings.ts";
-import {
-  anthropicError,
-  cohereError,
-  dropReply,
-  jsonReply,
-  openaiError,
-  tgiError,
-} from "./reply.ts";
+import { anthropicError, cohereError, jsonReply, openaiError, tgiError } from "./reply.ts";
 import { responses } from "./responses.ts";
+import type { WireFault } from "./wire.ts";
 
-/** Values the server hands the app with each request. */
+/** Values the server hands the app with each request, and what the app hands back. */
 export interface MockBindings {
   /** When the request arrived (`performance.now()` ms). */
   arrival: number;
+  /** The fault the request chose for itself (header or path prefix); absent: none. */
+  selection?: Selection;
+  /** Set by the app: the wire fault the HTTP server must make of the answer. */
+  wire?: WireFault;
 }
-
-/** Builds an error answer in one vendor's shape. */
-type ErrorShape = (status: number, message: string) => Response;
 
 /** A route module's answer to a well-formed request. */
 type Answer = (ctx: MockContext, ex: Exchange) => Response | Promise<Response>;
@@ -38,11 +48,42 @@ type Answer = (ctx: MockContext, ex: Exchange) => Response | Promise<Response>;
 const openaiShape: ErrorShape = (status, message) =>
   openaiError(status, message, status >= 500 ? "server_error" : "invalid_request_error");
 
+/** The request's fault: the one it chose, else a draw over the configured shares. */
+function chooseFault(
+  ctx: MockContext,
+  env: MockBindings | undefined,
+  shape: ErrorShape,
+): FaultKind | null | Response {
+  const sel = env?.selection;
+  if (sel?.unknown != null) {
+    return shape(
+      400,
+      `Unknown mock fault "${sel.unknown}"; kinds: ${FAULT_KINDS.join(", ")}.`,
+    );
+  }
+  const kind = sel?.kind ?? drawFault(ctx.faults, ctx.random);
+  if (kind === null) return null;
+  if (isWireFault(kind) && ctx.opts.http !== "direct") {
+    return shape(
+      501,
+      `The mock's fault "${kind}" is a wire fault: it needs the mock's own HTTP server ` +
+        `(--http direct); --http deno cannot inject it.`,
+    );
+  }
+  ctx.stats.faults[kind] = (ctx.stats.faults[kind] ?? 0) + 1;
+  return kind;
+}
+
 /** Wraps a route module with body parsing and fault injection. */
 function inference(ctx: MockContext, answer: Answer, errorShape: ErrorShape = openaiShape) {
+  const params: FaultParams = {
+    stallMs: ctx.opts.faultStallMs,
+    eventBytes: ctx.opts.faultEventBytes,
+    signal: ctx.signal,
+  };
   return async (
     c: {
-      req: { text(): Promise<string>; header(name: string): string | undefined };
+      req: { url: string; text(): Promise<string>; header(name: string): string | undefined };
       env: MockBindings | undefined;
     },
   ): Promise<Response> => {
@@ -60,17 +101,26 @@ function inference(ctx: MockContext, answer: Answer, errorShape: ErrorShape = op
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       return errorShape(400, "The request body must be a JSON object.");
     }
-    const fault = decideFault(ctx.opts, ctx.random);
-    if (fault === "error") {
-      return errorShape(500, "The mock server failed this request on purpose (error rate).");
+    const fault = chooseFault(ctx, c.env, errorShape);
+    if (fault instanceof Response) return fault;
+    let answerFault: AnswerFault | null = null;
+    if (fault !== null && isWireFault(fault)) {
+      if (c.env) c.env.wire = fault;
+    } else answerFault = fault;
+    if (answerFault !== null) {
+      const url = new URL(c.req.url);
+      const replaced = statusFault(answerFault, errorShape, url.pathname + url.search);
+      if (replaced !== null) return replaced;
     }
-    if (fault === "drop") return dropReply();
-    return answer(ctx, {
+    const res = await answer(ctx, {
       body: body as Record<string, unknown>,
       arrival,
-      truncate: fault === "truncate",
+      truncate: truncates(answerFault),
       requestId: c.req.header("x-request-id") ?? null,
     });
+    if (answerFault === null || res.status !== 200) return res;
+    if (answerFault === "stall" && c.env) c.env.wire = "flush-head";
+    return await bodyFault(answerFault, res, params);
   };
 }
 
@@ -104,6 +154,7 @@ export function mockApp(ctx: MockContext): Hono<{ Bindings: MockBindings }> {
       }),
     ));
   app.get("/health", () => new Response(null, { status: 200 }));
+  app.get("/mock/stats", () => jsonReply(JSON.stringify(ctx.stats)));
   app.notFound((c) =>
     openaiError(404, `Unknown route: ${c.req.method} ${new URL(c.req.url).pathname}`)
   );

@@ -6,6 +6,17 @@ import { type StreamScript, timedStream } from "./stream.ts";
 import type { TimingLog } from "./timing_log.ts";
 import type { Tokenizer } from "./tokens.ts";
 import { seededRandom } from "./rng.ts";
+import { type FaultShare, faultShares } from "./faults.ts";
+
+/** What the mock counted: requests received, by path and by fault injected. */
+export interface MockStats {
+  /** Requests received (all but `GET /mock/stats`). */
+  requests: number;
+  /** Requests by URL path as received (with any `/fault/<kind>` prefix). */
+  byPath: Record<string, number>;
+  /** Requests that got each fault kind; kinds never injected are absent. */
+  faults: Record<string, number>;
+}
 
 /** Server-wide state handed to each route. */
 export interface MockContext {
@@ -21,6 +32,10 @@ export interface MockContext {
   nextId(): string;
   /** Where streamed answers log their send times (`--timing-log`); null when not logging. */
   timingLog: TimingLog | null;
+  /** The configured fault shares, in draw order. */
+  faults: FaultShare[];
+  /** Counters of requests and injected faults. */
+  stats: MockStats;
 }
 
 /**
@@ -42,6 +57,8 @@ export function newMockContext(
     model: "mock-model",
     nextId: () => (++ids).toString(16).padStart(24, "0"),
     timingLog,
+    faults: faultShares(opts),
+    stats: { requests: 0, byPath: {}, faults: {} },
   };
 }
 

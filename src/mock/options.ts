@@ -4,6 +4,8 @@
  */
 
 import { mockServerOptions } from "../config/options.ts";
+import { ConfigError } from "../config/parse.ts";
+import { faultShares, isWireFault } from "./faults.ts";
 
 /** How the mock server answers. Every field is optional; defaults are in `mockServerOptions`. */
 export interface MockOptions {
@@ -31,6 +33,19 @@ export interface MockOptions {
   dropRate?: number;
   /** Share of streaming answers that stop half-way without their final event (0..1). */
   truncateRate?: number;
+  /**
+   * Faults to inject, `KIND[=P]` each (P: share of requests, default 1); see `faults.ts`. A wire
+   * fault makes the mock's own HTTP server the default.
+   */
+  fault?: string[];
+  /** Longest stall of a `stall` fault before the connection closes (ms); default 30000. */
+  faultStallMs?: number;
+  /** Padding bytes of a `large-event` fault; default 10 MiB. */
+  faultEventBytes?: number;
+  /** Time over which a `slow-head` fault writes the head (ms); default 2000. */
+  faultHeadMs?: number;
+  /** Idle time after which an `idle-close` fault closes the connection (ms); default 5000. */
+  faultIdleMs?: number;
   /** Reasoning tokens sent before the answer; default 0. */
   reasoningTokens?: number;
   /** Seed of the generator that decides injected faults; random when absent. */
@@ -49,7 +64,9 @@ export type ResolvedMockOptions =
 
 /**
  * Applies defaults (port 0: any free port) and checks every value against the option table the
- * `reprise mock-server` flags come from, so the two cannot disagree; throws a clear error.
+ * `reprise mock-server` flags come from, so the two cannot disagree; throws a clear error. With no
+ * `http` given, a configured wire fault picks the mock's own server ("direct"); `http: "deno"`
+ * with a wire fault is a `ConfigError`, as `Deno.serve` cannot make them.
  */
 export function resolveMockOptions(opts: MockOptions = {}): ResolvedMockOptions {
   const out: Record<string, unknown> = {};
@@ -65,5 +82,17 @@ export function resolveMockOptions(opts: MockOptions = {}): ResolvedMockOptions 
     out[key] = value;
   }
   out.seed ??= Math.floor(Math.random() * 2 ** 32);
+  const wire = faultShares(out as unknown as ResolvedMockOptions)
+    .filter((f) => isWireFault(f.kind)).map((f) => f.kind);
+  if (wire.length > 0) {
+    if (opts.http === undefined) out.http = "direct";
+    else if (out.http === "deno") {
+      throw new ConfigError(
+        `--http deno cannot inject wire faults (${
+          [...new Set(wire)].join(", ")
+        }): use --http direct, or leave --http out to get it`,
+      );
+    }
+  }
   return out as ResolvedMockOptions;
 }

@@ -3,22 +3,27 @@
  * benchmarks and the demo: realistic wire formats, a token schedule, and injected faults.
  */
 
-import { mockApp } from "./app.ts";
-import { newMockContext } from "./context.ts";
+import { mockApp, type MockBindings } from "./app.ts";
+import { type MockStats, newMockContext } from "./context.ts";
+import { FAULT_HEADER, FAULT_PREFIX, selectFault } from "./faults.ts";
 import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { TimingLog } from "./timing_log.ts";
 import { loadTokenizer } from "./tokens.ts";
-import { serveWire, type WireServer } from "./wire.ts";
+import { serveWire, type WireInfo, type WireServer } from "./wire.ts";
 
 export type { MockOptions } from "./options.ts";
+export type { MockStats } from "./context.ts";
 
 /** A running mock server. */
 export interface MockServer {
   /** Base URL, `http://127.0.0.1:PORT`. */
   url: string;
   port: number;
-  /** Requests served so far, in total and by URL path. */
-  stats(): { requests: number; byPath: Record<string, number> };
+  /**
+   * Requests received so far (all but `GET /mock/stats`), in total, by URL path, and by injected
+   * fault kind: the same JSON `GET /mock/stats` answers.
+   */
+  stats(): MockStats;
   /**
    * Ends answers still streaming, stops listening, writes what the timing log holds and resolves
    * when the server is down.
@@ -42,20 +47,37 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const closing = new AbortController();
   const ctx = newMockContext(o, tokenizer, closing.signal, timingLog);
   const app = mockApp(ctx);
-  let requests = 0;
-  const byPath: Record<string, number> = {};
+  const stats = ctx.stats;
 
-  const handle = (req: Request, arrival: number) => {
-    requests++;
+  const handle = async (req: Request, arrival: number, info?: WireInfo) => {
     const path = pathOf(req.url);
-    byPath[path] = (byPath[path] ?? 0) + 1;
-    return app.fetch(req, { arrival });
+    if (path === "/mock/stats" && req.method === "GET") return app.fetch(req, { arrival });
+    stats.requests++;
+    stats.byPath[path] = (stats.byPath[path] ?? 0) + 1;
+    const env: MockBindings = { arrival };
+    const header = req.headers.get(FAULT_HEADER);
+    if (header !== null || path.startsWith(FAULT_PREFIX)) {
+      const selection = selectFault(path, header);
+      if (selection.path !== path) {
+        const url = new URL(req.url);
+        url.pathname = selection.path;
+        // Not `new Request(url, req)`: that reads `req.signal`, which Deno.serve warns about.
+        req = new Request(url, { method: req.method, headers: req.headers, body: req.body });
+      }
+      env.selection = selection;
+    }
+    const res = await app.fetch(req, env);
+    if (info) info.fault = env.wire;
+    return res;
   };
   // Deno.serve's server has the same two members the mock uses.
   let server: WireServer;
   try {
     server = o.http === "direct"
-      ? serveWire({ hostname: o.host, port: o.port }, (req, info) => handle(req, info.arrival))
+      ? serveWire(
+        { hostname: o.host, port: o.port, headMs: o.faultHeadMs, idleMs: o.faultIdleMs },
+        (req, info) => handle(req, info.arrival, info),
+      )
       : Deno.serve({
         hostname: o.host,
         port: o.port,
@@ -76,7 +98,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   return {
     url: `http://${host}:${port}`,
     port,
-    stats: () => ({ requests, byPath: { ...byPath } }),
+    stats: () => structuredClone(stats),
     close() {
       closed ??= (async () => {
         closing.abort();

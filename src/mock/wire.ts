@@ -11,16 +11,41 @@
  * What it speaks: HTTP/1.1 and 1.0, keep-alive and pipelined requests, request bodies by
  * `Content-Length` or chunked. Event streams (`text/event-stream`) and bodies that fail are
  * written chunked as they come; other bodies are read whole and sent with `Content-Length`. A body
- * that fails closes the connection (after the head, when nothing else was sent), as the mock's
- * dropped answers need. No TLS, no `Expect: 100-continue`, no upgrades.
+ * that fails closes the connection after what was sent (the head and any bytes read before the
+ * failure, without the last chunk), as the mock's dropped answers need. No TLS, no
+ * `Expect: 100-continue`, no upgrades.
+ *
+ * Wire faults: a handler may set `info.fault` to have its answer framed wrongly or its connection
+ * closed at a chosen point (see {@link WireFault} and docs/mock-server.md). Deno offers no way to
+ * reset a TCP connection (no `SO_LINGER` 0), so every "reset" here is a close (FIN) at that point.
  */
 
 import { concat, writeAll as writeAllBytes } from "../util/bytes.ts";
+import type { WireFaultKind } from "./faults.ts";
 
-/** What the server hands the handler with each request. */
+/**
+ * How the server may mis-send an answer: a wire fault kind (`faults.ts`), or `flush-head` (send
+ * the head at once and the body chunked as it comes, even when it is not an event stream: a
+ * stalled answer's head must leave before its body).
+ */
+export type WireFault = WireFaultKind | "flush-head";
+
+/** What the server hands the handler with each request, and what the handler hands back. */
 export interface WireInfo {
   /** When the request's last byte was read (`performance.now()` ms). */
   arrival: number;
+  /** Set by the handler: the wire fault to make of its answer. */
+  fault?: WireFault;
+}
+
+/** Where and how the server listens, and the timing of its wire faults. */
+export interface WireOptions {
+  hostname: string;
+  port: number;
+  /** Time over which a `slow-head` answer's head is written, a byte at a time (ms). */
+  headMs?: number;
+  /** Idle time after an `idle-close` answer before the connection is closed (ms). */
+  idleMs?: number;
 }
 
 /** Answers one request. */
@@ -221,8 +246,9 @@ class ChunkWriter {
 
   constructor(private conn: Deno.Conn) {}
 
-  write(data: Uint8Array): Promise<void> {
-    const hex = data.length.toString(16);
+  /** Writes one chunk; `ext` (such as ";ext=1") follows its size. */
+  write(data: Uint8Array, ext = ""): Promise<void> {
+    const hex = data.length.toString(16) + ext;
     const size = hex.length + data.length + 4;
     if (size > this.#buf.length) {
       let n = this.#buf.length;
@@ -240,13 +266,23 @@ class ChunkWriter {
   }
 }
 
-/** The status line and headers of `res`, with the server's own framing header `framing`. */
-function headBytes(res: Response, framing: string, keepAlive: boolean): Uint8Array {
-  let text = `HTTP/1.1 ${res.status} ${res.statusText || reason(res.status)}\r\n`;
+/**
+ * The status line and headers of `res`, with the server's own framing headers `framing` (lines
+ * without CRLF), `connection: close` unless `keepAlive`, in HTTP `version`.
+ */
+function headBytes(
+  res: Response,
+  framing: string | string[],
+  keepAlive: boolean,
+  version = "1.1",
+): Uint8Array {
+  let text = `HTTP/${version} ${res.status} ${res.statusText || reason(res.status)}\r\n`;
   for (const [name, value] of res.headers) {
     if (!FRAMING.has(name)) text += `${name}: ${value}\r\n`;
   }
-  if (framing !== "") text += `${framing}\r\n`;
+  for (const line of typeof framing === "string" ? [framing] : framing) {
+    if (line !== "") text += `${line}\r\n`;
+  }
   text += `${keepAlive ? "" : "connection: close\r\n"}\r\n`;
   return enc.encode(text);
 }
@@ -255,6 +291,7 @@ function headBytes(res: Response, framing: string, keepAlive: boolean): Uint8Arr
 const PHRASES: Record<number, string> = {
   200: "OK",
   204: "No Content",
+  307: "Temporary Redirect",
   400: "Bad Request",
   404: "Not Found",
   413: "Payload Too Large",
@@ -305,9 +342,41 @@ async function refuse(conn: Deno.Conn, status: number, message: string): Promise
   }
 }
 
+/** Wire faults that frame a body by a wrong `Content-Length`, so need it whole. */
+const LENGTH_FAULTS = new Set<WireFault | undefined>([
+  "dup-content-length",
+  "content-length-short",
+  "content-length-long",
+]);
+
+/** Wire faults after whose answer the connection closes. */
+const CLOSING_FAULTS = new Set<WireFault | undefined>([
+  ...LENGTH_FAULTS,
+  "close",
+  "close-unannounced",
+  "close-delimited",
+  "http10",
+]);
+
+/** Waits until `due` (`performance.now()` ms). */
+function sleepUntil(due: number): Promise<void> {
+  const wait = due - performance.now();
+  return wait <= 0 ? Promise.resolve() : new Promise((r) => setTimeout(r, wait));
+}
+
+/** Writes a head a byte at a time, spread evenly over `ms`. */
+async function writeSlowly(conn: Deno.Conn, bytes: Uint8Array, ms: number): Promise<void> {
+  const start = performance.now();
+  for (let i = 0; i < bytes.length; i++) {
+    await writeAll(conn, bytes.subarray(i, i + 1));
+    await sleepUntil(start + (ms * (i + 1)) / bytes.length);
+  }
+}
+
 /**
- * Writes `res`. Returns false when the connection must close after it (its body failed). Throws
- * `Closed` when the peer went away, after cancelling the body.
+ * Writes `res`, mis-sent as `fault` says. Returns false when the connection must close after it
+ * (its body failed, the client or the fault asked for it). Throws `Closed` when the peer went
+ * away, after cancelling the body.
  */
 async function writeResponse(
   conn: Deno.Conn,
@@ -315,21 +384,40 @@ async function writeResponse(
   res: Response,
   head: Head,
   keepAlive: boolean,
+  fault: WireFault | undefined,
+  opts: WireOptions,
 ): Promise<boolean> {
+  if (fault === "reset-before-head") {
+    await res.body?.cancel();
+    return false;
+  }
+  const version = fault === "http10" ? "1.0" : "1.1";
+  // Whether the connection stays open after the answer, and whether the head says it closes.
+  const stays = keepAlive && !CLOSING_FAULTS.has(fault);
+  const noCloseHeader = !(fault === "close" || fault === "close-delimited" ||
+    (!keepAlive && fault !== "http10" && fault !== "close-unannounced"));
+  const sendHead = (bytes: Uint8Array) =>
+    fault === "slow-head" ? writeSlowly(conn, bytes, opts.headMs ?? 0) : writeAll(conn, bytes);
   const noBody = head.method === "HEAD" || res.status === 204 || res.status === 304 ||
     res.status < 200;
   if (res.body === null || noBody) {
     await res.body?.cancel();
-    await writeAll(conn, headBytes(res, noBody ? "" : "content-length: 0", keepAlive));
-    return true;
+    await sendHead(headBytes(res, noBody ? "" : "content-length: 0", noCloseHeader, version));
+    return stays;
   }
   const reader = res.body.getReader();
-  const streamed = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  const raw = fault === "close-delimited" || fault === "http10";
+  const ext = fault === "chunk-ext" ? ";ext=1" : "";
+  const streamed = !LENGTH_FAULTS.has(fault) &&
+    ((res.headers.get("content-type") ?? "").startsWith("text/event-stream") ||
+      fault === "flush-head");
   let headSent = false;
   const parts: Uint8Array[] = [];
   try {
     if (streamed) {
-      await writeAll(conn, headBytes(res, "transfer-encoding: chunked", keepAlive));
+      await sendHead(
+        headBytes(res, raw ? "" : "transfer-encoding: chunked", noCloseHeader, version),
+      );
       headSent = true;
     }
     for (;;) {
@@ -338,37 +426,61 @@ async function writeResponse(
         r = await reader.read();
       } catch {
         // The body failed: what was sent stays incomplete and the connection closes.
-        if (!headSent) await writeAll(conn, headBytes(res, "transfer-encoding: chunked", false));
+        if (!headSent) {
+          await sendHead(headBytes(res, "transfer-encoding: chunked", false, version));
+          const sofar = concat(parts);
+          if (sofar.length > 0) await chunks.write(sofar);
+        }
         return false;
       }
       if (r.done) break;
       if (r.value.length === 0) continue;
-      if (streamed) await chunks.write(r.value);
-      else parts.push(r.value);
+      if (!streamed) parts.push(r.value);
+      else if (raw) await writeAll(conn, r.value);
+      else await chunks.write(r.value, ext);
     }
   } catch (e) {
     await reader.cancel().catch(() => {});
     throw e;
   }
-  if (streamed) await writeAll(conn, LAST_CHUNK);
-  else {
-    const body = concat(parts);
-    await writeAll(
-      conn,
-      concat([headBytes(res, `content-length: ${body.length}`, keepAlive), body]),
-    );
+  if (streamed) {
+    if (!raw) await writeAll(conn, LAST_CHUNK);
+    return stays;
   }
-  return true;
+  const body = concat(parts);
+  const n = body.length;
+  if (fault === "chunk-ext" || (raw && fault !== "http10")) {
+    await sendHead(headBytes(res, raw ? "" : "transfer-encoding: chunked", noCloseHeader, version));
+    if (raw) await writeAll(conn, body);
+    else {
+      const half = n >> 1;
+      if (half > 0) await chunks.write(body.subarray(0, half), ext);
+      await chunks.write(body.subarray(half), ext);
+      await writeAll(conn, LAST_CHUNK);
+    }
+    return stays;
+  }
+  const lengths = fault === "dup-content-length"
+    ? [n, n + 1]
+    : fault === "content-length-short"
+    ? [n >> 1]
+    : fault === "content-length-long"
+    ? [n + 100]
+    : [n];
+  const framing = lengths.map((l) => `content-length: ${l}`);
+  const headText = headBytes(res, framing, noCloseHeader, version);
+  if (fault === "slow-head") {
+    await sendHead(headText);
+    await writeAll(conn, body);
+  } else await writeAll(conn, concat([headText, body])); // one write, as the answer is whole
+  return stays;
 }
 
 /**
  * Listens on `hostname:port` (0: any free port) and answers each request with `handler`.
  * Handler errors become 500 answers.
  */
-export function serveWire(
-  opts: { hostname: string; port: number },
-  handler: WireHandler,
-): WireServer {
+export function serveWire(opts: WireOptions, handler: WireHandler): WireServer {
   const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
   const addr = listener.addr as Deno.NetAddr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
@@ -387,10 +499,19 @@ export function serveWire(
   async function serve(conn: Deno.Conn): Promise<void> {
     const input = new Input(conn);
     const chunks = new ChunkWriter(conn);
+    // Requests answered on this connection, and the idle limit an `idle-close` answer set.
+    let served = 0;
+    let idleLimit = 0;
     try {
       for (;;) {
         idle.set(conn, true);
         if (closing) return;
+        if (idleLimit > 0 && input.start === input.end) {
+          const timer = setTimeout(() => close(conn), idleLimit);
+          const more = await input.more();
+          clearTimeout(timer);
+          if (!more) return;
+        }
         let head: Head | null;
         let body: Uint8Array<ArrayBuffer> | null = null;
         try {
@@ -433,12 +554,19 @@ export function serveWire(
           return;
         }
         let res: Response;
+        const info: WireInfo = { arrival };
         try {
-          res = await handler(req, { arrival });
+          res = await handler(req, info);
         } catch (e) {
           res = new Response(`internal error: ${(e as Error).message}`, { status: 500 });
         }
-        if (!(await writeResponse(conn, chunks, res, head, keepAlive)) || !keepAlive) return;
+        let fault = info.fault;
+        // A reused connection is closed before any byte; a fresh one is answered as usual.
+        if (fault === "reset-reused") fault = served > 0 ? "reset-before-head" : undefined;
+        served++;
+        idleLimit = fault === "idle-close" ? Math.max(1, opts.idleMs ?? 5000) : 0;
+        const stays = await writeResponse(conn, chunks, res, head, keepAlive, fault, opts);
+        if (!stays || !keepAlive) return;
       }
     } catch (e) {
       if (!(e instanceof Closed)) throw e;

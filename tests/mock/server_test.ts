@@ -64,7 +64,10 @@ Deno.test("models, health, unknown routes and stats", async () => {
     assert.deepEqual(server.stats(), {
       requests: 5,
       byPath: { "/v1/models": 2, "/v1/chat/completions": 1, "/health": 1, "/nope": 1 },
+      faults: {},
     });
+    const served = await (await fetch(`${server.url}/mock/stats`)).json();
+    assert.deepEqual(served, server.stats(), "GET /mock/stats answers the same, uncounted");
   } finally {
     await server.close();
   }
@@ -113,6 +116,11 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
     errorRate: 0,
     dropRate: 0,
     truncateRate: 0,
+    fault: [],
+    faultStallMs: 30000,
+    faultEventBytes: 10 * 1024 * 1024,
+    faultHeadMs: 2000,
+    faultIdleMs: 5000,
     reasoningTokens: 0,
     seed: 1,
   });

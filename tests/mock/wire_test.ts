@@ -114,6 +114,7 @@ Deno.test("direct mock: pipelined requests on one connection, streamed and whole
     assert.deepEqual(server.stats(), {
       requests: 3,
       byPath: { "/v1/chat/completions": 2, "/v1/models": 1 },
+      faults: {},
     });
   } finally {
     await server.close();
