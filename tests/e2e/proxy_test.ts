@@ -1,12 +1,14 @@
 /**
  * A proxy set in the environment: `--transport auto` sends every request through it (fetch honours
- * HTTP_PROXY), an explicit `--transport http1` goes straight to the server and says so.
+ * HTTP_PROXY), an explicit `--transport http1` goes straight to the server and says so. The CLI
+ * runs as a subprocess: fetch takes the proxy from the process environment, which an in-process
+ * run cannot set for itself alone.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../../src/mock/server.ts";
-import { readRecords, runCli } from "./helpers.ts";
+import { readRecords, spawnCli } from "./helpers.ts";
 
 const PAYLOADS = fileURLToPath(new URL("../../examples/payloads.jsonl", import.meta.url));
 
@@ -76,7 +78,7 @@ async function runWithProxy(
   const proxy = startForwardProxy();
   const dir = await Deno.makeTempDir();
   try {
-    const res = await runCli(profileArgs(server.url, dir, transport), {
+    const res = await spawnCli(profileArgs(server.url, dir, transport), {
       env: { HTTP_PROXY: proxy.url, NO_PROXY: "", no_proxy: "" },
     });
     assert.equal(res.code, 0, res.stderr);
