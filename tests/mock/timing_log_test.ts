@@ -68,12 +68,17 @@ Deno.test("timedStream stamps the chunks carrying tokens, once, as the body ends
   // The head leaves alone: the first token is stamped with its own chunk.
   const times = new Float64Array([now + 20, now + 40, now + 40]);
   const at = await drain(timedStream(script(3), times, false, undefined, onEnd));
-  assert.equal(at.length, 3);
+  // Three chunks (the head, the first token, the last two with the tail), fewer when a busy
+  // machine fires a timer so late that tokens due apart leave together.
+  assert.ok(at.length >= 1 && at.length <= 3, `${at.length} chunks`);
   assert.equal(seen.length, 1);
   const [s] = seen;
   assert.equal(s.tokens, 3);
-  assert.ok(s.first! >= now + 20 && s.first! <= at[1], `first ${s.first! - now}`);
-  assert.ok(s.last! >= now + 40 && s.last! <= at[2], `last ${s.last! - now}`);
+  assert.ok(
+    s.first! >= now + 20 && s.first! <= at[Math.min(1, at.length - 1)],
+    `first ${s.first! - now}`,
+  );
+  assert.ok(s.last! >= now + 40 && s.last! <= at[at.length - 1], `last ${s.last! - now}`);
 
   seen.length = 0;
   await drain(timedStream(script(6), new Float64Array(6).fill(now), true, undefined, onEnd));
