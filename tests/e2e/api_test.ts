@@ -27,8 +27,8 @@ async function get(url: string): Promise<{ status: number; text: string }> {
 }
 
 Deno.test("the live API follows a run: progress rises, /metrics parses, /readyz turns 503", async () => {
-  // 3 payloads asking for 100-200 tokens at 10 ms each, repeated: a run of a few seconds.
-  const server = await startMockServer({ ttftMs: 20, itlMs: 10 });
+  // 3 payloads asking for 100-200 tokens at 5 ms each, repeated: a run of a few seconds.
+  const server = await startMockServer({ ttftMs: 20, itlMs: 5 });
   const dir = await Deno.makeTempDir();
   const run = startProfile([
     "--url",
