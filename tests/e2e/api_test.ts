@@ -2,33 +2,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { startMockServer } from "../../src/mock/server.ts";
-import { MAIN } from "./helpers.ts";
+import { startCli } from "./helpers.ts";
 
 const PAYLOADS = new URL("../../examples/payloads.jsonl", import.meta.url).pathname;
 
-/** Starts the real CLI and returns its process plus a reader of its stderr lines. */
-function spawnProfile(args: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--allow-all", MAIN, "profile", ...args],
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  let stderr = "";
-  const stderrDone = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
-  })();
-  const stdoutText = new Response(child.stdout).text();
-  return {
-    child,
-    stderr: () => stderr,
-    done: async () => {
-      const status = await child.status;
-      await stderrDone;
-      return { code: status.code, stdout: await stdoutText, stderr };
-    },
-  };
+/** Starts `reprise profile` in-process; its stderr so far, a stop, and its end. */
+function startProfile(args: string[]) {
+  return startCli(["profile", ...args]);
 }
 
 async function waitFor<T>(f: () => T | undefined, timeoutMs: number): Promise<T> {
@@ -47,10 +27,10 @@ async function get(url: string): Promise<{ status: number; text: string }> {
 }
 
 Deno.test("the live API follows a run: progress rises, /metrics parses, /readyz turns 503", async () => {
-  // 3 payloads asking for 100-200 tokens at 10 ms each, repeated: a run of a few seconds.
-  const server = await startMockServer({ ttftMs: 20, itlMs: 10 });
+  // 3 payloads asking for 100-200 tokens at 5 ms each, repeated: a run of a few seconds.
+  const server = await startMockServer({ ttftMs: 20, itlMs: 5 });
   const dir = await Deno.makeTempDir();
-  const run = spawnProfile([
+  const run = startProfile([
     "--url",
     server.url,
     "--input-file",
@@ -126,9 +106,7 @@ Deno.test("the live API follows a run: progress rises, /metrics parses, /readyz 
     const out = await run.done();
     assert.equal(out.code, 0, out.stderr);
   } finally {
-    try {
-      run.child.kill();
-    } catch { /* already exited */ }
+    run.interrupt();
     await run.done().catch(() => {});
     await server.close();
     await Deno.remove(dir, { recursive: true });
@@ -139,7 +117,7 @@ Deno.test("secrets given on the command line appear in no artifact, log or API a
   const server = await startMockServer({ outputTokens: 4 });
   const dir = await Deno.makeTempDir();
   const port = server.port;
-  const run = spawnProfile([
+  const run = startProfile([
     "--api-key",
     "sk-secret-12345",
     "-H",

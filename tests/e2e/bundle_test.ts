@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundle } from "../../scripts/bundle.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-import { readRecords, runCli } from "./helpers.ts";
+import { readRecords, spawnCli } from "./helpers.ts";
 
 const PAYLOADS = fileURLToPath(new URL("../../examples/payloads.jsonl", import.meta.url));
 
@@ -23,7 +23,7 @@ Deno.test("the bundle runs a streaming profile with its Worker pool and writes e
     // Minified, self-contained: no module of the checkout is loaded at run time.
     assert.doesNotMatch(text, /file:\/\//);
 
-    const res = await runCli([
+    const res = await spawnCli([
       "profile",
       "--url",
       server.url,
@@ -64,7 +64,7 @@ Deno.test("the bundle runs a streaming profile with its Worker pool and writes e
     assert.equal(workers.size, 2, `records came from ${[...workers].join(", ")}`);
     assert.equal(server.stats().requests, 3);
 
-    const version = await runCli(["--version"], { entry: js });
+    const version = await spawnCli(["--version"], { entry: js });
     assert.match(version.stdout, /^reprise \d+\.\d+\.\d+/);
   } finally {
     await server.close();

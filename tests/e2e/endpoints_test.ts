@@ -1,6 +1,6 @@
 /**
- * Every endpoint type, end to end: an `inputs_json` dataset of that API's payloads, the real CLI
- * as a subprocess, the built-in mock server in-process, and the artifacts checked.
+ * Every endpoint type, end to end: an `inputs_json` dataset of that API's payloads, the CLI run
+ * in-process through `main`, the built-in mock server in-process, and the artifacts checked.
  */
 
 import assert from "node:assert/strict";

