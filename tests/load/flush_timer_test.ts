@@ -68,17 +68,18 @@ Deno.test("FlushTimer: requests waiting all along hold a batch holdMs at the mos
 });
 
 Deno.test("FlushTimer: requests that have waited holdMs already hold no batch", async () => {
-  const { timer, state } = counted({ flushMs: 20, holdMs: 200 });
+  const { timer, state } = counted({ flushMs: 20, holdMs: 5000 });
   state.waiting = 5;
   // Some request has waited all along, for longer than a batch may be held: no quiet moment to
-  // wait for. (Held, it would leave 200 ms after its first record.)
-  state.since = performance.now() - 300;
+  // wait for. (Held, it would leave 5 s after its first record.)
+  state.since = performance.now() - 6000;
   const first = performance.now();
   timer.added();
-  await until(() => state.flushes.length > 0, 3000);
+  await until(() => state.flushes.length > 0, 6000);
   assert.equal(state.flushes.length, 1);
   const held = state.flushes[0] - first;
-  assert.ok(held >= 19 && held < 150, `held ${held} ms`);
+  // At a look, every flushMs; far before the 5 s it would be held.
+  assert.ok(held >= 19 && held < 2500, `held ${held} ms`);
 });
 
 Deno.test("FlushTimer: an unknown wait holds no batch", async () => {

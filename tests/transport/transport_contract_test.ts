@@ -638,7 +638,8 @@ for (const plain of [false, true]) {
           // Interleaved, so requests leave the deadlines' list from its middle as well as its end.
           const urls = [slow.url, quick.url, slow.url, quick.url, quick.url, slow.url];
           const rs = await Promise.all(urls.map((u) => t.send(opts(u, { timeoutMs: 300 }))));
-          assert.ok(performance.now() - started < 2000);
+          // Before the slow server's second chunk (3 s): the deadlines, not the server, ended them.
+          assert.ok(performance.now() - started < 2900);
           for (const [i, r] of rs.entries()) {
             if (urls[i] === quick.url) {
               assert.equal(r.error, null, `request ${i}`);
