@@ -29,6 +29,7 @@ import { progressMode, resultText } from "./output.ts";
 import type { Target } from "./target.ts";
 import { Results, type ResultsOptions } from "./results.ts";
 import { metricsSetup } from "./metrics_options.ts";
+import { fast, setPlainPaths } from "../util/fast_paths.ts";
 import { RunState } from "./run_state.ts";
 import type { ApiServer } from "../api/server.ts";
 
@@ -135,6 +136,7 @@ function modelOf(config: ProfileConfig, dataset: Dataset): string {
 /** Runs the benchmark and writes the artifacts; returns the exit code. */
 export async function runBenchmark(input: RunInput): Promise<number> {
   const { config, dataset, endpoint, target, io } = input;
+  setPlainPaths(config.plainPaths);
   const model = modelOf(config, dataset);
   const seed = config.randomSeed ?? Math.floor(Math.random() * 2 ** 31);
   const sampling = config.datasetSamplingStrategy ?? defaultSampling(dataset.type);
@@ -223,7 +225,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const responseField = parseExtraInputs(config.extraInputs).responseField;
   // The run's first request (of the first conversation that has one) is what the warm-ups send.
   const first = conversations.findIndex((c) => c.bodies.length > 0);
-  const warm = transport === "http1" && first >= 0
+  const warm = transport === "http1" && first >= 0 && fast("warm-up")
     ? await warmUpOf(
       target.url,
       target.headers,

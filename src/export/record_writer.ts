@@ -6,6 +6,8 @@
 import { dirname } from "node:path";
 import type { RequestRecord } from "../record/record.ts";
 import { putBytes, putByteString } from "../util/bytes.ts";
+import { fast } from "../util/fast_paths.ts";
+import { plainRecordLine } from "./record_line_plain.ts";
 import {
   displayDivisor,
   METRICS,
@@ -512,6 +514,10 @@ export class RecordWriter {
 
   /** {@link write} with the request's metrics by position (`computeRecordValues`). */
   writeValues(rec: RequestRecord, values: RecordValues): void {
+    if (!fast("record-writer")) {
+      this.writeLine(plainRecordLine(rec, values));
+      return;
+    }
     this.#begin();
     if (!this.#fastValuesLine(rec, values)) buildValuesLine(rec, values, this.#sink);
     this.#end();

@@ -7,7 +7,12 @@
  */
 
 /** The fast paths that can be turned off, by name. */
-export const FAST_PATHS = [] as const;
+export const FAST_PATHS = [
+  "record-writer",
+  "narrow-columns",
+  "o200k",
+  "warm-up",
+] as const;
 
 /** A fast path's name. */
 export type FastPath = (typeof FAST_PATHS)[number];
