@@ -15,9 +15,6 @@ import { nowNs } from "../record/clock.ts";
 import { proxyBypassWarning, resolveTransport } from "../transport/select.ts";
 import type { PhasePlan, PlannedConversation } from "../load/plan.ts";
 import { WorkerPool } from "../load/pool.ts";
-import { SHORT_ANSWERS, type WarmedUp, warmsPerRequest, type WarmUp } from "../load/warm.ts";
-import { MAIN_WARM_RECORDS, warmRecords } from "../load/warm_records.ts";
-import { endpointPath } from "../endpoints/mod.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
 import { NO_LIMIT, planPhases, poolSize, usesFixedSchedule } from "../load/phases.ts";
 import type { RequestRecord } from "../record/record.ts";
@@ -29,7 +26,7 @@ import { progressMode, resultText } from "./output.ts";
 import type { Target } from "./target.ts";
 import { Results, type ResultsOptions } from "./results.ts";
 import { metricsSetup } from "./metrics_options.ts";
-import { fast, setPlainPaths } from "../util/fast_paths.ts";
+import { setPlainPaths } from "../util/fast_paths.ts";
 import { RunState } from "./run_state.ts";
 import type { ApiServer } from "../api/server.ts";
 
@@ -44,63 +41,6 @@ export interface RunInput {
   io: Io;
   /** Config keys set on the command line or by env (not defaults); absent: none. */
   given?: ReadonlySet<string>;
-}
-
-/**
- * What the Workers warm up with (see `load/warm.ts`): `first`, the run's first request, and the
- * built-in mock's answer to it, at the endpoint's own path, and short answers when
- * `warmsPerRequest`; none when the mock does not answer that request (a raw endpoint, a body it
- * refuses).
- */
-async function warmUpOf(
-  url: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  endpoint: Endpoint,
-  endpointType: string,
-  responseField: string | undefined,
-  streaming: boolean,
-  first: string,
-  concurrency: number,
-): Promise<WarmUp | undefined> {
-  const body = new TextEncoder().encode(first);
-  const { sampleAnswer } = await import("../mock/sample.ts");
-  const answer = await sampleAnswer(endpointPath(endpoint, streaming), body);
-  if (answer === null) return undefined;
-  return {
-    url,
-    headers,
-    timeoutMs,
-    endpointType,
-    responseField,
-    streaming,
-    body,
-    reads: answer.reads,
-    shortAnswers: warmsPerRequest(concurrency) ? SHORT_ANSWERS : 0,
-  };
-}
-
-/** The `--verbose` line on the Workers' warm-ups. */
-export function warmUpLine(
-  asked: boolean,
-  transport: string,
-  warmed: readonly (WarmedUp | undefined)[],
-): string {
-  if (!asked) {
-    return `warm-up: none (${
-      transport === "http1"
-        ? "the built-in mock does not answer this run's first request"
-        : "only the HTTP/1.1 client warms up"
-    })\n`;
-  }
-  const done = warmed.filter((w) => w !== undefined);
-  if (done.length === 0) return "warm-up: could not run\n";
-  const failed = done.reduce((n, w) => n + w.failed, 0);
-  return `warm-up: ${done.length} of ${warmed.length} Worker${
-    warmed.length === 1 ? "" : "s"
-  } each read ${done[0].answers} sample answers from memory (${done[0].events} timed chunks)${
-    done[0].shortAnswers > 0 ? ` and ${done[0].shortAnswers} short ones` : ""
-  }, ${failed} failed, in ${done.map((w) => w.ms.toFixed(0)).join(", ")} ms\n`;
 }
 
 /**
@@ -223,35 +163,7 @@ export async function runBenchmark(input: RunInput): Promise<number> {
   const bypass = proxyBypassWarning(config.transport);
   if (bypass) io.stderr(`${bypass}\n`);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
-  // The run's first request (of the first conversation that has one) is what the warm-ups send.
-  const first = conversations.findIndex((c) => c.bodies.length > 0);
-  const warm = transport === "http1" && first >= 0 && fast("warm-up")
-    ? await warmUpOf(
-      target.url,
-      target.headers,
-      config.requestTimeoutSeconds * 1000,
-      endpoint,
-      config.endpointType,
-      responseField,
-      streaming,
-      conversations[first].bodies[0],
-      config.concurrency,
-    )
-    : undefined;
-  // With the Workers' short answers, the main thread warms up first: it measures records like
-  // those to come, and V8's helper threads compile that code while the Workers start and warm up.
-  if (warm?.shortAnswers) {
-    Results.warmUp(
-      resultsOptions,
-      warmRecords(
-        MAIN_WARM_RECORDS,
-        Math.max(1, warm.reads.length - 2),
-        first,
-        conversations[first].sessionId,
-      ),
-    );
-  }
-  const pool = await WorkerPool.start(workers, conversations, undefined, warm);
+  const pool = await WorkerPool.start(workers, conversations);
   // Each thread stamps with its own clock; records from different Workers must line up.
   const skewMs = pool.clock.maxSkewNs / 1e6;
   if (skewMs > 1) {
@@ -267,7 +179,6 @@ export async function runBenchmark(input: RunInput): Promise<number> {
       } µs of ` +
         `the main thread (round trip ${(pool.clock.maxRoundTripNs / 1000).toFixed(1)} µs)\n`,
     );
-    io.stderr(warmUpLine(warm !== undefined, transport, pool.warmed));
     io.stderr(
       `plan: ${dataset.conversations.length} conversations (${totalTurns} turns) from ${dataset.type} ${dataset.source}; ` +
         `${requestLimit} requests to ${

@@ -491,15 +491,6 @@ export class RecordWriter {
     return new RecordWriter(file, opts);
   }
 
-  /**
-   * A writer whose lines go nowhere, for code to run before a run without a file (the main
-   * thread's warm-up, `Results.warmUp`).
-   */
-  static discarding(opts: RecordWriterOptions = {}): RecordWriter {
-    const nowhere = { writeSync: (p: Uint8Array) => p.length, close() {} };
-    return new RecordWriter(nowhere as unknown as Deno.FsFile, opts);
-  }
-
   /** Lines written or buffered so far. */
   get lines(): number {
     return this.#lines;

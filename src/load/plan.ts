@@ -75,8 +75,6 @@ export type ToWorker =
     /** The conversations, their bodies in shared memory: one copy for every Worker. */
     dataset: import("./packed.ts").WorkerDataset;
     control: Int32Array;
-    /** What to warm up with before answering `ready`; none when absent. */
-    warm?: import("./warm.ts").WarmUp;
   }
   | { type: "run"; plan: PhasePlan; slots: number }
   | { type: "abort" }
@@ -85,8 +83,8 @@ export type ToWorker =
 
 /** Worker → main messages. */
 export type FromWorker =
-  /** Ready to run, after the warm-up asked for (what it did). */
-  | { type: "ready"; workerId: number; warmed?: import("./warm.ts").WarmedUp }
+  /** Ready to run. */
+  | { type: "ready"; workerId: number }
   | { type: "clock"; workerId: number; ns: bigint }
   | { type: "records"; workerId: number; batch: import("./record_batch.ts").RecordBatch }
   | { type: "done"; workerId: number }

@@ -11,7 +11,6 @@ export const FAST_PATHS = [
   "record-writer",
   "narrow-columns",
   "o200k",
-  "warm-up",
 ] as const;
 
 /** A fast path's name. */
