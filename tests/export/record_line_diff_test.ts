@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  MAX_NUMBER_BYTES,
-  recordLine,
-  RecordWriter,
-  wholeNumbers,
-  writeNumbers,
-} from "../../src/export/record_writer.ts";
+import { recordLine, RecordWriter } from "../../src/export/record_writer.ts";
+import { MAX_NUMBER_BYTES, wholeNumbers, writeNumbers } from "../../src/export/json_digits.ts";
 import type { RequestRecord } from "../../src/record/record.ts";
 import {
   metricDef,
