@@ -50,6 +50,13 @@
  * (14,700-15,200 requests a second, reprise's Worker 27-28 µs a request) and runs where it cost
  * 77-87 (12,000-13,400 a second, the Worker 31-34 µs); serving the baseline reader it cost 55-72.
  *
+ * `--plain NAME[,NAME]` measures fast paths (src/util/fast_paths.ts) against their plain paths:
+ * at each point, each `--repeat` round runs reprise as it is, then once per NAME with
+ * `--plain-paths NAME` (`a+b` turns two off together), so that each plain run is paired with the
+ * fast run just before it. Under the rows, per NAME: the median and range over the pairs of
+ * fast / plain for CPU per request (marginal and whole run) and peak RSS, and both runs' TTFT
+ * error p50 and p99 (medians, ranges). A ratio under 1 is the fast path's gain.
+ *
  * Flags: --quick (a small subset), --transport fetch|http1|both (default both),
  * --baseline, --whole (whole-run costs only, no shorter runs), --seconds N (target length of a
  * point, default 3), --repeat N (default 1),
@@ -80,6 +87,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     transport: { type: "string", default: "both" },
+    plain: { type: "string" },
     baseline: { type: "boolean", default: false },
     whole: { type: "boolean", default: false },
     seconds: { type: "string", default: "3" },
@@ -504,6 +512,7 @@ function profileArgs(
   transport: string,
   concurrency: number,
   requests: number,
+  plain: readonly string[] = [],
 ): string[] {
   return [
     Deno.execPath(),
@@ -535,6 +544,7 @@ function profileArgs(
     artifacts,
     "--ui",
     "none",
+    ...plain.flatMap((name) => ["--plain-paths", name]),
   ];
 }
 
@@ -601,6 +611,64 @@ async function versusServer(jsonlPath: string, timing: TimingLogTail, p: Point) 
   };
 }
 
+/**
+ * One way of running reprise at every point: a transport, with the fast paths `plain` turned off
+ * (`--plain-paths`); `label` names it in the rows.
+ */
+interface Variant {
+  label: string;
+  transport: string;
+  plain: string[];
+}
+
+/** The variants to run: per transport, reprise as it is, then with each `--plain` entry off. */
+function variants(transports: string[]): Variant[] {
+  const plains = values.plain === undefined
+    ? []
+    : values.plain.split(",").map((e) => e.trim()).filter((e) => e !== "");
+  return transports.flatMap((t) => [
+    { label: `reprise/${t}`, transport: t, plain: [] },
+    ...plains.map((e) => ({ label: `${t} -${e}`, transport: t, plain: e.split("+") })),
+  ]);
+}
+
+/** The range of `xs` as `min-max`. */
+const rangeOf = (xs: number[], d: number) =>
+  `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`;
+
+/**
+ * The lines comparing the fast runs with the plain runs paired with them (`--plain`): per pair,
+ * fast / plain of CPU per request (marginal, whole run) and peak RSS; the TTFT errors of each.
+ */
+function pairLines(fastRuns: Measured[], plainRuns: Measured[]): string {
+  const n = Math.min(fastRuns.length, plainRuns.length);
+  if (n === 0) return "";
+  const pairs = Array.from({ length: n }, (_, i) => [fastRuns[i], plainRuns[i]] as const);
+  const ratio = (f: (m: Measured) => number) => {
+    const xs = pairs.map(([a, b]) => f(a) / f(b));
+    return `${fmt(median(xs), 3)} (${rangeOf(xs, 3)})`;
+  };
+  let out = `  fast/plain over ${n} pairs: CPU/req ${ratio((m) => m.cpuMsPerRequest)}, ` +
+    `whole-run CPU/req ${ratio((m) => m.whole.cpuMsPerRequest)}, ` +
+    `peak RSS ${ratio((m) => m.peakRssMb)}`;
+  const ttft = (ms: Measured[], k: "p50" | "p99") => {
+    const xs = ms.flatMap((m) => m.ttftVsServerMs ? [m.ttftVsServerMs[k]] : []);
+    return xs.length === 0 ? "-" : `${fmt(median(xs), 3)} (${rangeOf(xs, 3)})`;
+  };
+  const f = pairs.map(([a]) => a);
+  const pl = pairs.map(([, b]) => b);
+  if (f.some((m) => m.ttftVsServerMs)) {
+    out += `\n  TTFT err ms, fast vs plain: p50 ${ttft(f, "p50")} vs ${ttft(pl, "p50")}; ` +
+      `p99 ${ttft(f, "p99")} vs ${ttft(pl, "p99")}`;
+  }
+  out += `\n  peak RSS MB, fast vs plain: ${fmt(median(f.map((m) => m.peakRssMb)), 0)} ` +
+    `(${rangeOf(f.map((m) => m.peakRssMb), 0)}) vs ${fmt(median(pl.map((m) => m.peakRssMb)), 0)} ` +
+    `(${rangeOf(pl.map((m) => m.peakRssMb), 0)}); CPU ms/req ` +
+    `${fmt(median(f.map((m) => m.cpuMsPerRequest)), 3)} vs ` +
+    `${fmt(median(pl.map((m) => m.cpuMsPerRequest)), 3)}`;
+  return out;
+}
+
 /** A running mock, as a reprise run needs it. */
 interface MockHandle {
   url: string;
@@ -612,7 +680,7 @@ interface MockHandle {
  * for the whole-run figures. `timing` joins its records with the mock's log (TTFT and ITL error).
  */
 async function runReprise(
-  transport: string,
+  variant: Variant,
   p: Point,
   mock: MockHandle,
   input: string,
@@ -623,7 +691,15 @@ async function runReprise(
 ): Promise<Measured> {
   const artifacts = await Deno.makeTempDir({ dir });
   const res = await timed(
-    profileArgs(mock.url, input, artifacts, transport, p.concurrency, requests),
+    profileArgs(
+      mock.url,
+      input,
+      artifacts,
+      variant.transport,
+      p.concurrency,
+      requests,
+      variant.plain,
+    ),
   );
   if (res.code !== 0) {
     throw new Error(`reprise exited with ${res.code}: ${res.stderr.slice(-2000)}`);
@@ -642,7 +718,7 @@ async function runReprise(
   const err = (m: Percentiles | undefined, configured: number) =>
     m ? { p50: m.p50 - configured, p99: m.p99 - configured } : undefined;
   return {
-    client: `reprise/${transport}`,
+    client: variant.label,
     point: p,
     requests: completed,
     errors,
@@ -866,6 +942,7 @@ function spread(ms: Measured[]): string {
 
 async function main(): Promise<void> {
   const transports = values.transport === "both" ? ["http1", "fetch"] : [values.transport!];
+  const clients = variants(transports);
   const dir = await Deno.makeTempDir({ prefix: "reprise-bench-" });
   const points = matrix();
   const results: Measured[] = [];
@@ -961,7 +1038,7 @@ async function main(): Promise<void> {
         const requests = requestCount(p, Number(values.seconds));
         const short = values.whole ? 0 : shortCount(p, requests);
         const bases: Measured[] = [];
-        const runs = new Map<string, Measured[]>(transports.map((t) => [t, []]));
+        const runs = new Map<string, Measured[]>(clients.map((v) => [v.label, []]));
         for (let i = 0; i < repeat; i++) {
           let base: Measured | undefined;
           if (values.baseline) {
@@ -978,11 +1055,11 @@ async function main(): Promise<void> {
             bases.push(base);
             if (repeat === 1) console.log(row(base));
           }
-          for (const t of transports) {
+          for (const v of clients) {
             try {
               const m: Measured = {
                 ...(await measure(
-                  (n, timing) => runReprise(t, p, mock, input, dir, fixed.cpu, n, timing),
+                  (n, timing) => runReprise(v, p, mock, input, dir, fixed.cpu, n, timing),
                   requests,
                   short,
                   mock,
@@ -991,7 +1068,7 @@ async function main(): Promise<void> {
               };
               if (base) m.vsBaseline = versus(base, m);
               results.push(m);
-              runs.get(t)!.push(m);
+              runs.get(v.label)!.push(m);
               if (repeat === 1) {
                 console.log(row(m, base));
                 if (m.short) {
@@ -1006,17 +1083,22 @@ async function main(): Promise<void> {
                 }
               }
             } catch (e) {
-              console.log(`${t} at ${JSON.stringify(p)} failed: ${(e as Error).message}`);
+              console.log(`${v.label} at ${JSON.stringify(p)} failed: ${(e as Error).message}`);
             }
           }
         }
         if (repeat > 1) {
           const base = bases.length > 0 ? medianRow(bases) : undefined;
           if (base) console.log(row(base) + "\n" + spread(bases));
-          for (const t of transports) {
-            const ms = runs.get(t)!;
+          for (const v of clients) {
+            const ms = runs.get(v.label)!;
             if (ms.length > 0) console.log(row(medianRow(ms), base) + "\n" + spread(ms));
           }
+        }
+        for (const v of clients) {
+          if (v.plain.length === 0) continue;
+          const lines = pairLines(runs.get(`reprise/${v.transport}`)!, runs.get(v.label)!);
+          if (lines !== "") console.log(`${v.label}:\n${lines}`);
         }
       } finally {
         await mock.stop();

@@ -11,12 +11,9 @@ import type { ProfileConfig } from "../config/options.ts";
 import { redactText } from "../config/redact.ts";
 import type { Dataset } from "../dataset/types.ts";
 import type { Endpoint } from "../endpoints/types.ts";
-import { endpointPath } from "../endpoints/mod.ts";
 import { Results, type ResultsOptions, type RunOutcome } from "../export/results.ts";
 import { WorkerPool } from "../load/pool.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
-import { SHORT_ANSWERS, type WarmedUp, warmsPerRequest, type WarmUp } from "../load/warm.ts";
-import { MAIN_WARM_RECORDS, warmRecords } from "../load/warm_records.ts";
 import { describePlan } from "../plan/describe.ts";
 import { NO_LIMIT } from "../plan/phases.ts";
 import { planRun, type RunPlan } from "../plan/run_plan.ts";
@@ -92,7 +89,7 @@ interface Started {
 
 /**
  * Sets the fast paths, starts the live API (when asked for), creates the artifact directory and
- * starts the Workers, warmed up.
+ * starts the Workers.
  */
 async function start(input: RunInput, planned: Planned): Promise<Started> {
   const { config, io } = input;
@@ -140,42 +137,14 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
     });
   if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
   if (plan.proxyWarning) io.stderr(`${plan.proxyWarning}\n`);
-  const pool = await startPool(input, plan, resultsOptions);
+  const pool = await startPool(input, plan);
   return { results, state, api, pool };
 }
 
-/**
- * Starts the Worker pool. Over HTTP/1.1 each Worker first reads the built-in mock's answer to
- * the run's first request from memory (`load/warm.ts`); with short answers too, the main thread
- * first measures records like those to come, while V8's helper threads compile that code.
- */
-async function startPool(
-  input: RunInput,
-  plan: RunPlan,
-  resultsOptions: ResultsOptions,
-): Promise<WorkerPool> {
+/** Starts the Worker pool and checks that the Workers' clocks agree with the main thread's. */
+async function startPool(input: RunInput, plan: RunPlan): Promise<WorkerPool> {
   const { config, io } = input;
-  // The run's first request (of the first conversation that has one) is what the warm-ups send.
-  const first = plan.conversations.findIndex((c) => c.bodies.length > 0);
-  const warm = plan.transport === "http1" && first >= 0
-    ? await warmUpOf(
-      plan.base.url,
-      plan.base.headers,
-      plan.base.timeoutMs,
-      input.endpoint,
-      plan.base.endpointType,
-      plan.base.responseField,
-      plan.base.streaming,
-      plan.conversations[first].bodies[0],
-      config.concurrency,
-    )
-    : undefined;
-  if (warm?.shortAnswers) {
-    const reads = Math.max(1, warm.reads.length - 2);
-    const sessionId = plan.conversations[first].sessionId;
-    Results.warmUp(resultsOptions, warmRecords(MAIN_WARM_RECORDS, reads, first, sessionId));
-  }
-  const pool = await WorkerPool.start(plan.workers, plan.conversations, undefined, warm);
+  const pool = await WorkerPool.start(plan.workers, plan.conversations);
   // Each thread stamps with its own clock; records from different Workers must line up.
   const skewMs = pool.clock.maxSkewNs / 1e6;
   if (skewMs > 1) {
@@ -191,7 +160,6 @@ async function startPool(
         (pool.clock.maxSkewNs / 1000).toFixed(1)
       } µs of the main thread (round trip ${(pool.clock.maxRoundTripNs / 1000).toFixed(1)} µs)\n`,
     );
-    io.stderr(warmUpLine(warm !== undefined, plan.transport, pool.warmed));
   }
   return pool;
 }
@@ -334,61 +302,4 @@ async function closeApi(api: ApiServer, lingerSeconds: number, io: Io): Promise<
     });
   }
   await api.close();
-}
-
-/**
- * What the Workers warm up with (see `load/warm.ts`): `first`, the run's first request, and the
- * built-in mock's answer to it, at the endpoint's own path, and short answers when
- * `warmsPerRequest`; none when the mock does not answer that request (a raw endpoint, a body it
- * refuses).
- */
-async function warmUpOf(
-  url: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  endpoint: Endpoint,
-  endpointType: string,
-  responseField: string | undefined,
-  streaming: boolean,
-  first: string,
-  concurrency: number,
-): Promise<WarmUp | undefined> {
-  const body = new TextEncoder().encode(first);
-  const { sampleAnswer } = await import("../mock/sample.ts");
-  const answer = await sampleAnswer(endpointPath(endpoint, streaming), body);
-  if (answer === null) return undefined;
-  return {
-    url,
-    headers,
-    timeoutMs,
-    endpointType,
-    responseField,
-    streaming,
-    body,
-    reads: answer.reads,
-    shortAnswers: warmsPerRequest(concurrency) ? SHORT_ANSWERS : 0,
-  };
-}
-
-/** The `--verbose` line on the Workers' warm-ups. */
-export function warmUpLine(
-  asked: boolean,
-  transport: string,
-  warmed: readonly (WarmedUp | undefined)[],
-): string {
-  if (!asked) {
-    return `warm-up: none (${
-      transport === "http1"
-        ? "the built-in mock does not answer this run's first request"
-        : "only the HTTP/1.1 client warms up"
-    })\n`;
-  }
-  const done = warmed.filter((w) => w !== undefined);
-  if (done.length === 0) return "warm-up: could not run\n";
-  const failed = done.reduce((n, w) => n + w.failed, 0);
-  return `warm-up: ${done.length} of ${warmed.length} Worker${
-    warmed.length === 1 ? "" : "s"
-  } each read ${done[0].answers} sample answers from memory (${done[0].events} timed chunks)${
-    done[0].shortAnswers > 0 ? ` and ${done[0].shortAnswers} short ones` : ""
-  }, ${failed} failed, in ${done.map((w) => w.ms.toFixed(0)).join(", ")} ms\n`;
 }

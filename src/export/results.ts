@@ -84,19 +84,6 @@ export class Results {
     return n;
   }
 
-  /**
-   * Measures, aggregates and writes `records` as `add` does, into a copy of results set up with
-   * `opts` whose lines go nowhere and which is then dropped: the main thread's warm-up. Code runs
-   * slowly the first times it runs, and a run's first records all arrive at once: at 64 streams
-   * of 256-token answers, the first 64 took the main thread 29 ms where later ones took 3-7.
-   * Nothing is written and nothing of it is kept.
-   */
-  static warmUp(opts: ResultsOptions, records: Iterable<RequestRecord>): void {
-    const results = new Results(opts, RecordWriter.discarding());
-    for (const r of records) results.add(r);
-    results.#writer.close();
-  }
-
   /** Creates the run directory, writes `inputs.json`, and opens `profile_export.jsonl`. */
   static async open(opts: ResultsOptions): Promise<Results> {
     await Deno.mkdir(opts.runDir, { recursive: true });

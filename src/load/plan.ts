@@ -14,8 +14,6 @@ export type ToWorker =
     control: Int32Array;
     /** The fast paths turned off (`--plain-paths`), as `plainPaths()` on the main thread. */
     plainPaths: string[];
-    /** What to warm up with before answering `ready`; none when absent. */
-    warm?: import("./warm.ts").WarmUp;
   }
   | { type: "run"; plan: PhasePlan; slots: number }
   | { type: "abort" }
@@ -24,8 +22,8 @@ export type ToWorker =
 
 /** Worker → main messages. */
 export type FromWorker =
-  /** Ready to run, after the warm-up asked for (what it did). */
-  | { type: "ready"; workerId: number; warmed?: import("./warm.ts").WarmedUp }
+  /** Ready to run. */
+  | { type: "ready"; workerId: number }
   | { type: "clock"; workerId: number; ns: bigint }
   | { type: "records"; workerId: number; batch: import("./record_batch.ts").RecordBatch }
   | { type: "done"; workerId: number }

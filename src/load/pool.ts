@@ -11,7 +11,6 @@ import { workerModuleUrl } from "./worker_url.ts";
 import { packConversations } from "./packed.ts";
 import { unpackRecords } from "./record_batch.ts";
 import { nowNs } from "../record/clock.ts";
-import type { WarmedUp, WarmUp } from "./warm.ts";
 import { plainPaths } from "../util/fast_paths.ts";
 
 /** How far the Workers' clocks are from the main thread's, as measured at start. */
@@ -47,8 +46,6 @@ export class WorkerPool {
   #onRecords: (records: RequestRecord[]) => void = () => {};
   #pendingDone = new Map<number, () => void>();
   #clockReplies = new Map<number, (ns: bigint) => void>();
-  /** What each Worker's warm-up did (undefined: none, or it could not run). */
-  readonly warmed: (WarmedUp | undefined)[] = [];
   /** The clock check made at start. */
   clock: ClockCheck = { maxSkewNs: 0, maxRoundTripNs: 0 };
   #fatal: ((e: Error) => void) | null = null;
@@ -59,14 +56,12 @@ export class WorkerPool {
 
   /**
    * Starts `count` Workers and hands each the conversations; their bodies are packed once into
-   * shared memory, which every Worker reads instead of holding its own copy. With `warm`, each
-   * Worker warms up (`load/warm.ts`) before it is ready.
+   * shared memory, which every Worker reads instead of holding its own copy.
    */
   static async start(
     count: number,
     conversations: PlannedConversation[],
     moduleUrl: URL = workerModuleUrl(),
-    warm?: WarmUp,
   ): Promise<WorkerPool> {
     const pool = new WorkerPool(count);
     const dataset = packConversations(conversations);
@@ -80,7 +75,6 @@ export class WorkerPool {
           w.onmessage = (ev: MessageEvent<FromWorker>) => {
             if (ev.data.type === "ready") {
               pool.states[id].state = "idle";
-              pool.warmed[id] = ev.data.warmed;
               resolve();
             } else pool.#handle(ev.data);
           };
@@ -103,7 +97,6 @@ export class WorkerPool {
         dataset,
         control: pool.control,
         plainPaths: plainPaths(),
-        warm,
       };
       w.postMessage(init);
     }

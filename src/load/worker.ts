@@ -11,7 +11,6 @@ import type { RequestRecord } from "../record/record.ts";
 import { BATCH_SIZE, batchTransfer, RecordPacker } from "./record_batch.ts";
 import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "../record/clock.ts";
-import { warmUp } from "./warm.ts";
 import { FlushTimer } from "./flush_timer.ts";
 import type { Transport } from "../answer/client.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
@@ -55,11 +54,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       // The first fetch of a thread pays ~5-10 ms to set up the HTTP machinery; pay it here,
       // with a request that never leaves the process, not on the first measured request.
       await (await fetch("data:,")).arrayBuffer();
-      // A warm-up that cannot run leaves the code cold, nothing worse: the run goes on.
-      const warmed = msg.warm === undefined
-        ? undefined
-        : await warmUp(msg.warm).catch(() => undefined);
-      post({ type: "ready", workerId, warmed });
+      post({ type: "ready", workerId });
     } else if (msg.type === "run") {
       await runSlots({
         workerId,

@@ -16,6 +16,7 @@
 
 import { squaredDeviations } from "./stats.ts";
 import { Histogram } from "./histogram.ts";
+import { fast } from "../util/fast_paths.ts";
 
 /** Values kept exactly before the column counts them in a histogram instead. */
 const DEFAULT_CAP = 1 << 23; // 8 Mi values, 8 to 64 MiB: far beyond any per-request metric
@@ -102,6 +103,8 @@ function int32Exact(v: number): boolean {
  * Uint16Array or Int32Array when all are whole numbers in their range, else the chunk itself.
  */
 function compact(chunk: Float64Array): Chunk {
+  // The plain path (`--plain-paths narrow-columns`): every chunk stays in doubles.
+  if (!fast("narrow-columns")) return chunk;
   const width = wholeWidth(chunk);
   if (width === 0) return chunk;
   if (width === 1) return new Uint8Array(chunk);

@@ -5,6 +5,7 @@
 
 import { join } from "node:path";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.ts";
+import { fast } from "../util/fast_paths.ts";
 
 /** A `--tokenizer` value that cannot be used; the message says what to pass instead. */
 export class TokenizerError extends Error {
@@ -41,7 +42,9 @@ async function readJson(path: string): Promise<unknown> {
  * run time, so a Hub model name must be a local copy.
  */
 export async function loadTokenizer(spec?: string): Promise<Tokenizer> {
-  if (spec === undefined || spec === "" || spec === "builtin") return builtinTokenizer();
+  if (spec === undefined || spec === "" || spec === "builtin") {
+    return fast("o200k") ? builtinTokenizer() : await plainO200k();
+  }
   const info = await statOrNull(spec);
   if (info === null) {
     throw new TokenizerError(
@@ -75,4 +78,14 @@ export async function loadTokenizer(spec?: string): Promise<Tokenizer> {
     count: (text: string) =>
       text === "" ? 0 : hf.encode(text, { add_special_tokens: false }).ids.length,
   };
+}
+
+/**
+ * The plain path of the builtin tokenizer (`--plain-paths o200k`): gpt-tokenizer's o200k_base,
+ * which reprise's own counter (`o200k_count.ts`) must match token for token.
+ */
+export async function plainO200k(): Promise<Tokenizer> {
+  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+  const noSpecial = { disallowedSpecial: new Set<string>() };
+  return { name: "builtin", count: (text: string) => countTokens(text, noSpecial) };
 }

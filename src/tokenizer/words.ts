@@ -1,7 +1,7 @@
 /**
  * Words that are each a single token in OpenAI's o200k_base when written with a leading space: the
- * mock generates its answers from them, and the Workers' warm-up records carry them, so that a
- * client counting output with that tokenizer finds exactly the number of tokens the server reports.
+ * mock generates its answers from them, so that a client counting output with that tokenizer
+ * finds exactly the number of tokens the server reports.
  */
 
 /** Words that are each one o200k_base token when written with a leading space. */

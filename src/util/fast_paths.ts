@@ -16,6 +16,12 @@ export const FAST_PATHS = [
   "text-template",
   /** Reads straight through Deno's read op, not `Conn.read` (transport/direct_read.ts). */
   "direct-read",
+  /** profile_export.jsonl lines written byte by byte, not JSON.stringify'd (export/record_writer.ts). */
+  "record-writer",
+  /** Whole-number metric columns kept in 1, 2 or 4 bytes a value, not 8 (metrics/column.ts). */
+  "narrow-columns",
+  /** Tokens counted by reprise's own o200k_base counter, not gpt-tokenizer's (tokenizer/). */
+  "o200k",
 ] as const;
 
 /** A fast path's name. */

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  MAX_NUMBER_BYTES,
-  recordLine,
-  RecordWriter,
-  wholeNumbers,
-  writeNumbers,
-} from "../../src/export/record_writer.ts";
+import { recordLine, RecordWriter } from "../../src/export/record_writer.ts";
+import { MAX_NUMBER_BYTES, wholeNumbers, writeNumbers } from "../../src/export/json_digits.ts";
 import type { RequestRecord } from "../../src/record/record.ts";
 import {
   metricDef,
@@ -15,6 +10,8 @@ import {
   recordValues,
   toDisplay,
 } from "../../src/metrics/definitions.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
+import { plainRecordLine } from "../../src/export/record_line_plain.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import { referenceRecordMetrics, variedCases } from "../metrics/_reference.ts";
 
@@ -66,6 +63,16 @@ Deno.test("recordLine: the same text as building the object and stringifying it"
     assert.equal(recordLine(c.rec, m), want, c.name);
     assert.equal(recordLine(c.rec, m), referenceLine(c.rec, m), c.name);
     JSON.parse(want);
+  }
+});
+
+Deno.test("plainRecordLine: the writer's line for every varied case, in table order", () => {
+  for (const c of variedCases()) {
+    const m = computeRecordMetrics(c.rec, c.ctx);
+    const inOrder = Object.fromEntries(
+      RECORD_DEFS.filter((d) => d.tag in m).map((d) => [d.tag, m[d.tag]]),
+    );
+    assert.equal(plainRecordLine(c.rec, recordValues(m)), recordLine(c.rec, inOrder), c.name);
   }
 });
 
@@ -239,6 +246,16 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
       for (const [r, m] of lines) byValues.writeValues(r, recordValues(m));
       byValues.close();
       assert.equal(await Deno.readTextFile(path), wantValues, `by values, buffer ${size}`);
+      // The plain path (`--plain-paths record-writer`): each line an object, JSON.stringify'd.
+      setPlainPaths(["record-writer"]);
+      try {
+        const plain = await RecordWriter.open(path, { flushMs: 60_000, maxBufferBytes: size });
+        for (const [r, m] of lines) plain.writeValues(r, recordValues(m));
+        plain.close();
+      } finally {
+        setPlainPaths([]);
+      }
+      assert.equal(await Deno.readTextFile(path), wantValues, `plain path, buffer ${size}`);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

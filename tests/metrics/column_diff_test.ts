@@ -5,6 +5,7 @@ import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import type { RecordMetrics } from "../../src/metrics/definitions.ts";
 import { histogramNear, ReferenceColumn, variedCases } from "./_reference.ts";
 import { stdPopulation } from "../../src/metrics/stats.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
 
 /** A linear congruential generator of numbers in [0, 1) from `seed`: the same every run. */
 function lcg(seed: number): () => number {
@@ -199,6 +200,50 @@ Deno.test("Column: full chunks of whole numbers take half the memory and give th
   // The kept values are given up for the histogram: a page of counts per sign and exponent.
   assert.equal(col.copy().length, 0);
   assert.equal(col.storedBytes, histogramPages(ref.all) * 4096 * 4);
+});
+
+Deno.test("narrow-columns: the plain path (doubles only) keeps the same values and summary", () => {
+  const opts: ColumnOptions = { cap: 5000, liveSize: 50, chunkSize: 64 };
+  // Flags, token counts and whole-ns times (1, 2 and 4 bytes narrowed), and fractions; and the
+  // varied records over and over, so that every metric fills chunks.
+  const build = () => {
+    const rand = lcg(13579);
+    const kinds = [
+      () => Math.floor(rand() * 2),
+      () => Math.floor(rand() * 60_000),
+      () => Math.round(rand() * 3e9) - 1e9,
+      () => rand() * 100,
+    ];
+    const cols = kinds.map(() => new Column(opts));
+    const agg = new MetricsAggregator({ cap: 5000, liveSize: 64, chunkSize: 64 });
+    const cases = variedCases();
+    for (let i = 0; i < 1000; i++) {
+      kinds.forEach((k, j) => cols[j].push(k()));
+      const c = cases[i % cases.length];
+      agg.add(c.rec, computeRecordMetrics(c.rec, c.ctx));
+    }
+    return { cols, agg };
+  };
+  const fastRun = build();
+  setPlainPaths(["narrow-columns"]);
+  let plainRun: ReturnType<typeof build>;
+  try {
+    plainRun = build();
+  } finally {
+    setPlainPaths([]);
+  }
+  for (let j = 0; j < fastRun.cols.length; j++) {
+    const [f, p] = [fastRun.cols[j], plainRun.cols[j]];
+    assert.deepEqual(Array.from(p.values()), Array.from(f.values()), `column ${j}`);
+    assert.deepEqual(Array.from(p.sorted()), Array.from(f.sorted()), `column ${j}`);
+    assert.equal(p.mean, f.mean);
+    assert.equal(p.variance, f.variance);
+    // Plain: 1,000 values in doubles (15 full chunks and the last); fast: whole numbers narrower.
+    assert.equal(p.storedBytes, 16 * 64 * 8, `column ${j}`);
+    if (j < 3) assert.ok(f.storedBytes < p.storedBytes, `column ${j}`);
+  }
+  assert.deepEqual(plainRun.agg.summary(), fastRun.agg.summary());
+  assert.deepEqual(plainRun.agg.snapshot(), fastRun.agg.snapshot());
 });
 
 /** Pages a histogram of `values` counts them in: their distinct signs and exponents. */

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadTokenizer, TokenizerError } from "../../src/tokenizer/load.ts";
+import { setPlainPaths } from "../../src/util/fast_paths.ts";
+import { SONNETS } from "../../src/dataset/corpus_sonnets.ts";
+import { mulberry32 } from "../../src/util/rng.ts";
 
 /** A tiny WordLevel tokenizer.json with a BOS-adding post-processor (which must not count). */
 const WORD_LEVEL = {
@@ -31,6 +34,53 @@ Deno.test("loadTokenizer: builtin is o200k and is the default", async () => {
   assert.equal(t.name, "builtin");
   assert.equal((await loadTokenizer("builtin")).count("Hello world"), 2);
   assert.equal(t.count(""), 0);
+});
+
+Deno.test("o200k: the plain path (gpt-tokenizer) counts a varied corpus as the builtin does", async () => {
+  setPlainPaths(["o200k"]);
+  let plain;
+  try {
+    plain = await loadTokenizer();
+  } finally {
+    setPlainPaths([]);
+  }
+  const builtin = await loadTokenizer();
+  assert.notEqual(plain.count, builtin.count, "the plain path is another counter");
+  const rand = mulberry32(7);
+  const pool = [
+    "a",
+    "B",
+    "'s",
+    " ",
+    "\n",
+    "\r\n",
+    "\t",
+    "1",
+    "234",
+    "é",
+    "中",
+    "😀",
+    "\ud83d",
+    ".",
+    "/",
+  ];
+  const texts = [
+    "",
+    "<|endoftext|> hello",
+    SONNETS,
+    SONNETS.toUpperCase(),
+    ...SONNETS.split("\n"),
+    ...Array.from(
+      { length: 2000 },
+      () =>
+        Array.from(
+          { length: Math.floor(rand() * 30) },
+          () => pool[Math.floor(rand() * pool.length)],
+        )
+          .join(""),
+    ),
+  ];
+  for (const t of texts) assert.equal(builtin.count(t), plain.count(t), JSON.stringify(t));
 });
 
 Deno.test("loadTokenizer: a tokenizer.json file or its folder, counted without special tokens", async () => {
