@@ -180,7 +180,7 @@ export interface KeepAwake {
  * scheduling policy (`chrt --idle 0`): any other thread that wants the CPU takes it from the loop
  * at once, and the CPU, never idle, never halts. On a virtual machine a halted vCPU runs again
  * only when the host schedules it, which can take milliseconds; a client woken on one then stamps
- * its reads that late (bench/README.md, "Keeping the vCPUs awake").
+ * its reads that late (bench/notes/ttft.md, "Keeping the vCPUs awake").
  */
 export function keepAwake(cpus: number): KeepAwake {
   const children = Array.from({ length: cpus }, (_, cpu) =>

@@ -321,15 +321,6 @@ function same(e: Cut, b: Uint8Array, from: number): boolean {
 /** The known events of each endpoint that has volatile keys, per thread. */
 const byEndpoint = new Map<readonly string[], KnownEvents>();
 
-/**
- * Forgets every endpoint's known events on this thread: what the Worker's warm-up taught them
- * (the mock's events) would only be compared in vain with a real server's. Readers made after
- * this learn anew; a reader made before keeps what it holds.
- */
-export function forgetKnownEvents(): void {
-  byEndpoint.clear();
-}
-
 /** The known events of an endpoint with these volatile keys. */
 export function knownEventsFor(keys: readonly string[]): KnownEvents {
   let k = byEndpoint.get(keys);

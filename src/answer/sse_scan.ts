@@ -6,7 +6,7 @@
  * 256-token chat answer is 65 KB of events), which the garbage collector then has to clear; and
  * the ~200 bytes between two chunks' texts are compared by slicing that string. The module
  * compares them 16 bytes at a time and copies the texts out, about 27 ns per chunk against 55 for
- * decoding and comparing strings (measured on the mock's chat chunks, bench/README.md), and the
+ * decoding and comparing strings (measured on the mock's chat chunks, bench/notes/first-matrices.md), and the
  * read's string is never made.
  *
  * The module's memory holds, from address 64: one slot per stream in flight with the stream's

@@ -12,7 +12,7 @@
  * to stamp them. At 64 streams of 256 tokens with a 50 ms first token, a wave's records came in
  * while the next requests waited for their first tokens. In the waves where a batch was handled
  * then, the 90th percentile of the first tokens' lateness was 0.8-1.8 ms, against 0.1-0.3 ms in
- * most others (bench/README.md, "Keeping the vCPUs awake …, batches held while first tokens are
+ * most others (bench/notes/ttft.md, "Keeping the vCPUs awake …, batches held while first tokens are
  * due").
  */
 

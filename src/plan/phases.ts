@@ -87,7 +87,7 @@ function givenConcurrency(config: LoadConfig, given: ReadonlySet<string>): numbe
  * Concurrent requests one Worker takes in a closed loop before another is started. One Worker
  * reads about 1.5M SSE events/s; below this many streams a second one only adds thread wake-ups
  * and smaller record batches, and on a machine whose cores the server shares it competes with
- * the server for them. Measured on 2 cores against the mock (bench/README.md): at 64-256 streams
+ * the server for them. Measured on 2 cores against the mock (bench/notes/cpu.md): at 64-256 streams
  * one Worker used 7-39% less CPU per request than two at 11 of 12 points; at 512 streams of
  * 16-token answers, one Worker with 8 KiB read buffers used 4.5-12 us (10-24%) less CPU per
  * request than two of 256 (three alternating pairs of runs), while two processes of 256 streams

@@ -53,12 +53,6 @@ export interface Http1Options {
    * reads through `Conn.read`, as any runtime allows. Default true.
    */
   directReads?: boolean;
-  /**
-   * Opens the connection to `hostname:port` in place of `Deno.connect` / `Deno.connectTls`: the
-   * Worker's warm-up answers from memory this way (`load/warm.ts`). Such a connection is read
-   * through `Conn.read`.
-   */
-  connect?: (hostname: string, port: number, tls: boolean) => Promise<Deno.Conn>;
 }
 
 /** Longest request message whose memory an exchange keeps for the next one. */
@@ -71,7 +65,6 @@ interface Client {
   /** Connections read through Deno's op where they can (`Http1Options.directReads`). */
   directReads: boolean;
   caCerts: string[] | undefined;
-  connect: Http1Options["connect"];
   deadlines: Deadlines<Exchange>;
   heads: HeadCache;
   targetOf(raw: string): Target;
@@ -82,10 +75,6 @@ interface Client {
 }
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
-  if (client.connect !== undefined) {
-    const own = await client.connect(o.hostname, o.port, o.tls);
-    return new Connection(own, client.bufferBytes, client.lent, false);
-  }
   const conn = o.tls
     ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: client.caCerts })
     : await Deno.connect({ hostname: o.hostname, port: o.port });
@@ -101,7 +90,7 @@ async function connect(o: Origin, client: Client): Promise<Connection> {
  * not an async function: such a function's suspended frame and its locals, and the objects each
  * request made, lived as long as the request, and with thousands in flight a request outlives
  * several young collections, so all of it was moved to the old generation, to be marked and
- * collected there (bench/README.md). The callbacks are made once per exchange.
+ * collected there (bench/notes/cpu.md). The callbacks are made once per exchange.
  *
  * It is also the request's cancellation, by its timeout or the caller's signal: closing the
  * request's connection is how a pending operation is interrupted; a connect under way fails the
@@ -452,7 +441,6 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
     bufferBytes,
     directReads: options.directReads ?? true,
     caCerts: options.caCerts,
-    connect: options.connect,
     deadlines: new Deadlines<Exchange>(timeUp),
     heads: new HeadCache(),
     targetOf: (raw) => targets.of(raw),

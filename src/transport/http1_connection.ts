@@ -19,7 +19,7 @@ import { directRid, readConn } from "./direct_read.ts";
  * A large buffer is at least 64 KiB, as the baseline reader's reads: a fast stream's waiting bytes
  * then come in one read, where 16 KiB ones took four for the mock's 65 KB answer of 256 tokens
  * (each read is a system call and an async step). 8 MiB of them is 128 per transport; at 2,048
- * connections per Worker, up to 128 were lent at once and none was refused (bench/README.md,
+ * connections per Worker, up to 128 were lent at once and none was refused (bench/notes/cpu.md,
  * "Lent buffers of 64 KiB").
  */
 const MIN_OWN_BUFFER = 1024;
