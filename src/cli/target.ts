@@ -3,7 +3,7 @@
 import type { ProfileConfig } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
 import { keyValues } from "../config/key_values.ts";
-import { urlCredentials } from "../config/redact.ts";
+import { targetSecrets, urlCredentials } from "../config/redact.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { endpointPath } from "../endpoints/mod.ts";
 
@@ -51,25 +51,14 @@ export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
     "Content-Type": "application/json",
     "User-Agent": "reprise",
   };
-  const secrets: string[] = [];
-  if (authorization) {
-    headers["Authorization"] = authorization;
-    secrets.push(authorization, authorization.replace(/^Basic\s+/i, ""));
-    const cred = /^[a-z][a-z0-9+.-]*:\/\/([^@/]*)@/i.exec(raw)?.[1];
-    if (cred) secrets.push(...cred.split(":").filter((s) => s.length >= 3));
-  }
-  if (config.apiKey) {
-    headers["Authorization"] = `Bearer ${config.apiKey}`;
-    secrets.push(config.apiKey);
-  }
+  if (authorization) headers["Authorization"] = authorization;
+  if (config.apiKey) headers["Authorization"] = `Bearer ${config.apiKey}`;
   for (const [k, v] of Object.entries(user)) {
     for (const existing of Object.keys(headers)) {
       if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
     }
     headers[k] = v;
-    if (/auth|key|token|secret/i.test(k)) {
-      secrets.push(v, ...v.split(/\s+/).filter((s) => s.length >= 6));
-    }
   }
+  const secrets = targetSecrets({ apiKey: config.apiKey, url: raw, headers });
   return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
 }

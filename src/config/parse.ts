@@ -91,7 +91,38 @@ function validate(spec: OptionSpec, value: unknown, raw: unknown, source: string
       : JSON.stringify(Array.isArray(raw) ? raw : String(raw));
     throw new ConfigError(`${source} must be ${spec.expect}, got ${shown}`);
   }
+  const problem = spec.check?.(result.data);
+  if (problem !== undefined) throw new ConfigError(`${source} ${problem}`);
   return result.data;
+}
+
+/**
+ * `--flag -5` as `--flag=-5`: a value-taking flag followed by a negative number takes it as its
+ * value, so a negative count is judged as a value ("must be a positive integer, got -5") instead
+ * of being taken for a flag (which would read as "--flag needs a value").
+ */
+function joinNegativeValues(
+  argv: string[],
+  options: Record<string, { type: "string" | "boolean"; short?: string }>,
+): string[] {
+  const takesValue = new Map<string, string>();
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type !== "string") continue;
+    takesValue.set(`--${name}`, `--${name}`);
+    if (o.short) takesValue.set(`-${o.short}`, `--${name}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") return out.concat(argv.slice(i));
+    const long = takesValue.get(arg);
+    const next = argv[i + 1];
+    if (long !== undefined && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${long}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /**
@@ -122,7 +153,7 @@ export function parseOptions<T extends OptionTable>(
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, options),
       options,
       strict: true,
       allowPositionals: true,

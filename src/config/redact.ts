@@ -8,6 +8,12 @@
  *
  * URL userinfo is *replaced* (`http://<redacted>@host/v1`), not removed: the reader still sees
  * that the URL carried credentials, and host, port, path and query are kept as written.
+ *
+ * Text that may quote a secret (a server's error body echoing the key, an error message) is
+ * redacted by value (`redactText` with the run's `targetSecrets`). Values shorter than
+ * `MIN_SECRET_LENGTH` characters are not searched for: a one-letter password would otherwise
+ * turn every output into `<redacted>`; their longer forms (`Bearer x`, the base64 of `user:x`)
+ * still are, and so are the credential patterns (`Authorization: …`, `api_key=…`).
  */
 
 /** The value written in place of every secret. */
@@ -24,6 +30,10 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
   "x-functions-key",
   "aeg-sas-key",
   "x-amz-security-token",
+  "x-auth-token",
+  "x-access-token",
+  "cookie",
+  "set-cookie",
 ]);
 
 /** True when a header of this name carries a credential (exact name, any case). */
@@ -332,16 +342,113 @@ function redactPatterns(s: string): string {
 export function redactText(s: string, secrets: string[]): string {
   const values = new Set<string>();
   for (const secret of secrets) {
-    if (!secret) continue;
+    if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
     values.add(secret);
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) values.add(encoded);
   }
   let out = s;
-  for (const v of [...values].sort((a, b) => b.length - a.length)) {
-    out = out.split(v).join(REDACTED);
-  }
+  const sorted = [...values].sort((a, b) => b.length - a.length);
+  for (const v of sorted) out = out.split(v).join(REDACTED);
+  if (out.includes(CUT)) out = redactCutSecrets(out, sorted);
   return redactPatterns(out);
+}
+
+/** Secrets shorter than this are not searched for by value (see the module comment). */
+export const MIN_SECRET_LENGTH = 4;
+
+/** The mark `truncate` (endpoints/server_message.ts) leaves where it cut a message. */
+const CUT = "…";
+
+/**
+ * A message cut short may end inside a secret: the part before each cut mark that is the start
+ * of a secret (at least `MIN_SECRET_LENGTH` characters of it) is redacted too.
+ */
+function redactCutSecrets(s: string, secrets: string[]): string {
+  let out = "";
+  let from = 0;
+  for (let at = s.indexOf(CUT); at >= 0; at = s.indexOf(CUT, at + 1)) {
+    let head = s.slice(from, at);
+    for (const v of secrets) {
+      for (let n = Math.min(v.length - 1, head.length); n >= MIN_SECRET_LENGTH; n--) {
+        if (head.endsWith(v.slice(0, n))) {
+          head = head.slice(0, head.length - n) + REDACTED;
+          break;
+        }
+      }
+    }
+    out += head + CUT;
+    from = at + CUT.length;
+  }
+  return out + s.slice(from);
+}
+
+/** What the request target holds that is secret, for `targetSecrets`. */
+export interface SecretSources {
+  /** `--api-key`. */
+  apiKey?: string;
+  /** The URL as given, userinfo included. */
+  url?: string;
+  /** The headers sent, user headers included. */
+  headers?: Record<string, string>;
+}
+
+/** Header names whose values are kept secret besides `SENSITIVE_HEADERS` (by value only). */
+const SECRET_NAME = /auth|key|token|secret|cookie|session|passw|credential|signature/i;
+
+/**
+ * Every value the run must never write or serve: the API key and its `Bearer` form, the URL's
+ * userinfo, password and their `Basic` (base64) forms, and the values of credential-carrying
+ * headers, with the token after a `Bearer`/`Basic` scheme alone and the `user:password` a
+ * `Basic` value encodes. Values shorter than `MIN_SECRET_LENGTH` are left out; longest first.
+ */
+export function targetSecrets(from: SecretSources): string[] {
+  const found = new Set<string>();
+  const add = (v: string | undefined) => {
+    const t = v?.trim();
+    if (t && t.length >= MIN_SECRET_LENGTH) found.add(t);
+  };
+  const addBasic = (userPass: string) => {
+    add(userPass);
+    const colon = userPass.indexOf(":");
+    if (colon >= 0) add(userPass.slice(colon + 1));
+    const b64 = base64Utf8(userPass);
+    add(b64);
+    add(`Basic ${b64}`);
+  };
+  const addHeaderValue = (v: string) => {
+    add(v);
+    const m = /^(bearer|basic|token|digest)\s+(.+)$/i.exec(v.trim());
+    if (!m) return;
+    add(m[2]);
+    if (m[1].toLowerCase() === "basic") {
+      try {
+        const bytes = Uint8Array.from(atob(m[2].trim()), (c) => c.charCodeAt(0));
+        addBasic(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      } catch {
+        // Not base64 text: the value itself is what is kept secret.
+      }
+    }
+  };
+  if (from.apiKey) {
+    add(from.apiKey);
+    add(`Bearer ${from.apiKey.trim()}`);
+  }
+  if (from.url) {
+    const userinfo = /^\s*(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^@/?#\s]+)@/.exec(from.url)?.[1];
+    if (userinfo) {
+      add(userinfo);
+      const colon = userinfo.indexOf(":");
+      if (colon >= 0) add(userinfo.slice(colon + 1));
+      const user = decodePercent(colon < 0 ? userinfo : userinfo.slice(0, colon));
+      const pass = colon < 0 ? "" : decodePercent(userinfo.slice(colon + 1));
+      addBasic(`${user}:${pass}`);
+    }
+  }
+  for (const [name, value] of Object.entries(from.headers ?? {})) {
+    if (isSensitiveHeader(name) || SECRET_NAME.test(name)) addHeaderValue(value);
+  }
+  return [...found].sort((a, b) => b.length - a.length);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -83,3 +83,48 @@ Deno.test("help is generated from the option table", () => {
   assert.match(profile, /-m, --model, --model-names NAME/);
   assert.match(profile, /env: REPRISE_API_KEY/);
 });
+
+Deno.test("a negative count is judged as a value, not taken for a flag", () => {
+  for (const args of [["--concurrency", "-5"], ["--concurrency=-5"], ["--request-count", "-1"]]) {
+    assert.throws(
+      () => parseOptions(profileOptions, args),
+      (e: unknown) =>
+        e instanceof ConfigError && /must be a positive integer, got "-\d"/.test(e.message) &&
+        !e.message.includes("needs a value"),
+      args.join(" "),
+    );
+  }
+  // After `--`, a negative number is a positional.
+  assert.deepEqual(parseOptions(profileOptions, ["--", "--concurrency", "-5"]).positionals, [
+    "--concurrency",
+    "-5",
+  ]);
+});
+
+Deno.test("headers: CR, LF or NUL in a value, or a name that is not a token, is refused", () => {
+  const bad: [string[], RegExp][] = [
+    [["-H", "X-A: a\r\nX-Injected: 1"], /^--header header "X-A" contains a carriage return/],
+    [["-H", "X-A: a\nb"], /contains a line feed \(LF\)/],
+    [["-H", "X-A: a\0b"], /contains a NUL byte/],
+    [["-H", '{"X-A": "a\\nb"}'], /header "X-A" contains a line feed/],
+    [["-H", "X A: b"], /the header's name contains " ": a header name is letters, digits/],
+    [["-H", "X-A: b", "-H", "X(B): c"], /header 2's name contains "\("/],
+    [
+      ["-H", "no colon here"],
+      /--header must be `Name: value` or a JSON object: the header has no ":"/,
+    ],
+    [["-H", '{"Authorization": "Bearer sk-sec'], /the header is not valid JSON/],
+    [["--api-key", "sk-a\nb"], /^--api-key contains a line feed/],
+  ];
+  for (const [args, re] of bad) {
+    assert.throws(
+      () => parseOptions(profileOptions, args),
+      (e: unknown) =>
+        e instanceof ConfigError && re.test(e.message) && !e.message.includes("\n") &&
+        !e.message.includes("sk-"),
+      JSON.stringify(args),
+    );
+  }
+  const ok = parseOptions(profileOptions, ["-H", "X-Trace_id.1: a b:c", "-H", '{"A":"1"}']);
+  assert.deepEqual(ok.values.header, ["X-Trace_id.1: a b:c", '{"A":"1"}']);
+});

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   collectSecrets,
   isSensitiveHeader,
+  MIN_SECRET_LENGTH,
   redactArgs,
   redactConfig,
   REDACTED,
@@ -10,6 +11,7 @@ import {
   redactHeaderString,
   redactText,
   redactUrl,
+  targetSecrets,
   urlCredentials,
 } from "../../src/config/redact.ts";
 
@@ -296,21 +298,23 @@ Deno.test("redactConfig", async (t) => {
 Deno.test("collectSecrets feeds redactText", () => {
   const config = {
     api_key: "sk-live-1",
-    url: "http://alice:pw%21@h",
+    url: "http://alice:pw%21zz@h",
     headers: ["Authorization: Bearer tok-9", "Accept: x"],
-    extra: { "X-Api-Key": "xk" },
+    extra: { "X-Api-Key": "xk-123" },
     model: "org:model@rev",
   };
   const secrets = collectSecrets(config);
-  for (const s of ["sk-live-1", "alice:pw%21", "pw!", "tok-9", "Bearer tok-9", "xk"]) {
+  for (const s of ["sk-live-1", "alice:pw%21zz", "pw!zz", "tok-9", "Bearer tok-9", "xk-123"]) {
     assert.ok(secrets.includes(s), s);
   }
   assert.ok(!secrets.includes("org:model"));
   assert.ok(!secrets.includes("x"));
-  const basic = btoa("alice:pw!");
-  const log = `sent sk-live-1 with tok-9 and Basic ${basic} pw! xk`;
+  const basic = btoa("alice:pw!zz");
+  const log = `sent sk-live-1 with tok-9 and Basic ${basic} pw!zz xk-123`;
   const out = redactText(log, secrets);
-  for (const s of ["sk-live-1", "tok-9", basic, "pw!", "xk"]) assert.ok(!out.includes(s), out);
+  for (const s of ["sk-live-1", "tok-9", basic, "pw!zz", "xk-123"]) {
+    assert.ok(!out.includes(s), out);
+  }
 });
 
 Deno.test("redactedCommandLine quotes for a shell and redacts", () => {
@@ -332,4 +336,56 @@ Deno.test("redactedCommandLine quotes for a shell and redacts", () => {
       `--extra-inputs '{"a": "it'\\''s"}' ''`,
   );
   assert.equal(redactedCommandLine(["--url", "http://a:b@h"], "x"), `x --url 'http://${R}@h'`);
+});
+
+Deno.test("targetSecrets: every form of every secret the target holds", () => {
+  const secrets = targetSecrets({
+    apiKey: "sk-key-1",
+    url: "http://alice:pw%21zz@h:1/v1",
+    headers: {
+      "Content-Type": "application/json",
+      Authorization: `Basic ${btoa("bob:hunter22")}`,
+      Cookie: "session=abcdef",
+      "X-Custom-Token": "tok-123",
+    },
+  });
+  for (
+    const s of [
+      "sk-key-1",
+      "Bearer sk-key-1",
+      "alice:pw%21zz",
+      "pw!zz",
+      btoa("alice:pw!zz"),
+      `Basic ${btoa("alice:pw!zz")}`,
+      btoa("bob:hunter22"),
+      "bob:hunter22",
+      "hunter22",
+      "session=abcdef",
+      "tok-123",
+    ]
+  ) assert.ok(secrets.includes(s), s);
+  assert.ok(!secrets.includes("application/json"));
+  // Longest first, so a secret inside another is never left half-replaced.
+  for (let i = 1; i < secrets.length; i++) {
+    assert.ok(secrets[i - 1].length >= secrets[i].length);
+  }
+});
+
+Deno.test("secrets shorter than MIN_SECRET_LENGTH are not searched for by value", () => {
+  const secrets = targetSecrets({ apiKey: "abc", url: "http://u:p@h" });
+  assert.ok(!secrets.includes("abc") && !secrets.includes("p"));
+  assert.ok(secrets.includes("Bearer abc") && secrets.includes(btoa("u:p")));
+  assert.equal(MIN_SECRET_LENGTH, 4);
+  const text = "a plain sentence about tabs and caps";
+  assert.equal(redactText(text, ["abc", "a", "p"]), text);
+  assert.equal(redactText("got Bearer abc", secrets), `got ${R}`);
+});
+
+Deno.test("a message cut inside a secret has the cut part redacted", () => {
+  const key = "sk-0123456789abcdef";
+  const cut = `Incorrect API key provided: ${key.slice(0, 9)}…`;
+  assert.equal(redactText(cut, [key]), `Incorrect API key provided: ${R}…`);
+  // Fewer than MIN_SECRET_LENGTH characters of it are kept: they say nothing of the key.
+  assert.equal(redactText("x sk-…", [key]), "x sk-…");
+  assert.equal(redactText("the end…", [key]), "the end…");
 });

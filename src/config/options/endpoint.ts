@@ -1,6 +1,7 @@
 /** The Endpoint options of `profile`. */
 
 import { z } from "zod";
+import { headersProblem, headerValueProblem } from "../key_values.ts";
 import { nonNegative, opt } from "./spec.ts";
 
 /**
@@ -71,6 +72,7 @@ export const endpointOptions = {
     help: "Sent as `Authorization: Bearer <key>`. Never written anywhere.",
     metavar: "KEY",
     secret: true,
+    check: (key) => headerValueProblem(key),
   }),
   header: opt({
     flag: "header",
@@ -82,6 +84,7 @@ export const endpointOptions = {
     group: "Endpoint",
     help: "Extra request header, `Name: value` or JSON; repeatable.",
     metavar: "HEADER",
+    check: (headers) => headersProblem(headers),
   }),
   requestTimeoutSeconds: opt({
     flag: "request-timeout-seconds",

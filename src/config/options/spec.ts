@@ -29,6 +29,11 @@ export interface OptionSpec<T = unknown> {
   metavar?: string;
   /** Never echoed: excluded from config dumps and redacted in the command line. */
   secret?: boolean;
+  /**
+   * A check beyond the schema, for a message more precise than "must be <expect>": returns
+   * what is wrong (said after the flag's name), or undefined when the value is fine.
+   */
+  check?(value: T): string | undefined;
 }
 
 /** Declares an option; keeps the value type attached to the spec. */
