@@ -5,9 +5,9 @@
  */
 
 import { Hono } from "hono";
-import type { Context } from "hono";
+import type { Context, Handler } from "hono";
 import { cors } from "hono/cors";
-import { redactConfig, redactText } from "../config/redact.ts";
+import { redactConfig, redactText, redactValues } from "../config/redact.ts";
 import { DOCS_CSP, docsPage, RENDERER_JS, RENDERER_PATH } from "./docs.ts";
 import { contentTypeFor, listArtifacts, resolveArtifact } from "./files.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -18,7 +18,12 @@ import type { ApiSource } from "./types.ts";
 export interface ApiAppOptions {
   /** Origins allowed by CORS; none (CORS off) by default. `["*"]` allows every origin. */
   corsOrigins?: string[];
+  /** The run's secret values (`targetSecrets`): replaced in every answer but file downloads. */
+  secrets?: string[];
 }
+
+/** The methods every route answers; any other is 405 with this list in `Allow`. */
+const ALLOWED = "GET, HEAD";
 
 const FILES_PREFIX = "/api/results/files/";
 
@@ -44,6 +49,13 @@ function jsonBody(c: Context, value: unknown) {
 /** The API app for one run. */
 export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Hono {
   const app = new Hono();
+  const secrets = options.secrets ?? [];
+  // Every route is registered through here: GET (and HEAD) answer, other methods get 405.
+  const routes: string[] = [];
+  const get = (path: string, handler: Handler) => {
+    routes.push(path);
+    app.get(path, handler);
+  };
 
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     const origins = options.corsOrigins;
@@ -55,12 +67,25 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
   });
+  // The records were scrubbed where they were made; this guards everything else the answers
+  // quote. Downloads are the artifact files as written, streamed untouched.
+  if (secrets.length > 0) {
+    app.use("*", async (c, next) => {
+      await next();
+      if (c.req.path.startsWith(FILES_PREFIX) || c.res.body === null) return;
+      const text = await c.res.text();
+      const clean = redactValues(text, secrets);
+      const headers = new Headers(c.res.headers);
+      headers.delete("Content-Length");
+      c.res = new Response(clean, { status: c.res.status, headers });
+    });
+  }
 
   // The source gives redacted values already; redacting again costs little and guards a slip.
-  app.get("/api/config", (c) => jsonBody(c, redactConfig(source.config())));
-  app.get("/api/run", (c) => jsonBody(c, redactConfig(source.runInfo())));
+  get("/api/config", (c) => jsonBody(c, redactConfig(source.config())));
+  get("/api/run", (c) => jsonBody(c, redactConfig(source.runInfo())));
 
-  app.get("/api/metrics", (c) => {
+  get("/api/metrics", (c) => {
     const snap = source.snapshot();
     return jsonBody(c, {
       reprise_version: snap.info.version,
@@ -75,12 +100,12 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
     });
   });
 
-  app.get("/metrics", (c) => {
+  get("/metrics", (c) => {
     const body = formatPrometheus(source.snapshot(), source.runInfo(), source.status());
     return c.body(body, 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE });
   });
 
-  app.get("/api/progress", (c) => {
+  get("/api/progress", (c) => {
     const phases: Record<string, unknown> = {};
     for (const [phase, p] of Object.entries(source.snapshot().progress)) {
       phases[phase] = { phase, ...p };
@@ -88,9 +113,9 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
     return jsonBody(c, { phases });
   });
 
-  app.get("/api/workers", (c) => jsonBody(c, { workers: source.snapshot().workers }));
+  get("/api/workers", (c) => jsonBody(c, { workers: source.snapshot().workers }));
 
-  app.get("/api/results", (c) => {
+  get("/api/results", (c) => {
     const status = source.status();
     const results = source.results();
     return jsonBody(
@@ -101,12 +126,12 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
     );
   });
 
-  app.get("/api/results/list", async (c) => {
+  get("/api/results/list", async (c) => {
     const dir = source.artifactDir();
     return c.json({ files: dir === null ? [] : await listArtifacts(dir) });
   });
 
-  app.get(`${FILES_PREFIX}*`, async (c) => {
+  get(`${FILES_PREFIX}*`, async (c) => {
     const dir = source.artifactDir();
     // The raw path, so that a percent-encoded `/` or `..` is judged after exactly one decoding.
     const pathname = new URL(c.req.url).pathname;
@@ -134,30 +159,33 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
     });
   });
 
-  app.get("/healthz", (c) => {
+  get("/healthz", (c) => {
     const failed = source.status() === "failed";
     return c.text(failed ? "unhealthy" : "ok", failed ? 503 : 200);
   });
-  app.get("/readyz", (c) => {
+  get("/readyz", (c) => {
     const ready = source.status() === "running";
     return c.text(ready ? "ok" : "not ready", ready ? 200 : 503);
   });
 
-  app.get("/openapi.json", (c) => c.json(openApiDocument(source.snapshot().info.version)));
+  get("/openapi.json", (c) => c.json(openApiDocument(source.snapshot().info.version)));
   for (const mode of ["docs", "redoc"] as const) {
-    app.get(`/${mode}`, (c) => {
+    get(`/${mode}`, (c) => {
       c.header("Content-Security-Policy", DOCS_CSP);
       return c.html(docsPage(mode, "reprise live API"));
     });
   }
-  app.get(RENDERER_PATH, (c) => {
+  get(RENDERER_PATH, (c) => {
     return c.body(RENDERER_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
   });
 
+  for (const path of routes) {
+    app.all(path, (c) => c.json({ detail: "Method Not Allowed" }, 405, { Allow: ALLOWED }));
+  }
   app.notFound(notFound);
   app.onError((err, c) => {
     // A failing source is the run's problem, not a reason to stop serving: answer 500.
-    return c.json({ detail: redactText(`Internal error: ${err.message}`, []) }, 500);
+    return c.json({ detail: redactText(`Internal error: ${err.message}`, secrets) }, 500);
   });
   return app;
 }

@@ -21,6 +21,8 @@ export interface ApiServerOptions {
   source: ApiSource;
   /** Origins allowed by CORS; CORS is off when empty or absent. */
   corsOrigins?: string[];
+  /** The run's secret values, replaced in every answer (`ApiAppOptions.secrets`). */
+  secrets?: string[];
 }
 
 /**
@@ -28,7 +30,10 @@ export interface ApiServerOptions {
  * the address cannot be bound (in use, not permitted, unknown host).
  */
 export function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
-  const app = createApiApp(opts.source, { corsOrigins: opts.corsOrigins });
+  const app = createApiApp(opts.source, {
+    corsOrigins: opts.corsOrigins,
+    secrets: opts.secrets,
+  });
   const where = `${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;
   return new Promise<ApiServer>((resolve, reject) => {
     let server: Deno.HttpServer<Deno.NetAddr>;

@@ -134,6 +134,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       host: config.apiHost,
       port: config.apiPort,
       source: state,
+      secrets: input.target.secrets,
     });
   if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
   if (plan.proxyWarning) io.stderr(`${plan.proxyWarning}\n`);

@@ -354,6 +354,26 @@ export function redactText(s: string, secrets: string[]): string {
   return redactPatterns(out);
 }
 
+/**
+ * Text (a JSON answer, a metrics page) with every known secret value replaced by `<redacted>`,
+ * as written, percent-encoded or JSON-escaped; no credential pattern is applied, so the text's
+ * own shape is kept. Values shorter than `MIN_SECRET_LENGTH` are ignored.
+ */
+export function redactValues(s: string, secrets: readonly string[]): string {
+  let out = s;
+  const forms = new Set<string>();
+  for (const v of secrets) {
+    if (v.length < MIN_SECRET_LENGTH) continue;
+    forms.add(v);
+    forms.add(encodeURIComponent(v));
+    forms.add(JSON.stringify(v).slice(1, -1));
+  }
+  for (const v of [...forms].sort((a, b) => b.length - a.length)) {
+    if (out.includes(v)) out = out.split(v).join(REDACTED);
+  }
+  return out;
+}
+
 /** Secrets shorter than this are not searched for by value (see the module comment). */
 export const MIN_SECRET_LENGTH = 4;
 

@@ -16,7 +16,8 @@ import { claimRequest, Ctl, workerInFlight } from "./control.ts";
 import { acquireSlot, releaseSlot, tryAcquireSlot, waitUntil } from "./wait.ts";
 import type { PhasePlan } from "../plan/types.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
-import type { RequestRecord } from "../record/record.ts";
+import type { RecordError, RequestRecord } from "../record/record.ts";
+import { redactText } from "../config/redact.ts";
 
 /** Bodies whose views a Worker keeps, from the first: 4,096 views are about 350 KiB. */
 const MAX_BODY_VIEWS = 4096;
@@ -95,6 +96,10 @@ export async function runSlots(opts: {
   const { plan, control, inFlight } = opts;
   // This Worker's own in-flight counter, for the live API's per-Worker view.
   const own = workerInFlight(opts.workerId);
+  const secrets = plan.secrets ?? [];
+  /** A server may quote the key or a header back: no error leaves the Worker with a secret. */
+  const scrub = (e: RecordError | null): RecordError | null =>
+    e === null || secrets.length === 0 ? e : { ...e, message: redactText(e.message, secrets) };
   const { conversations, bodies } = opts.dataset;
   // A view of each body sent, made once (for the first MAX_BODY_VIEWS bodies): a slot sends the
   // same bodies again and again, and a view per request would be an object per request.
@@ -271,7 +276,7 @@ export async function runSlots(opts: {
       reasoningText: result.reasoningText,
       usage: result.usage,
       httpStatus: result.httpStatus,
-      error: result.error,
+      error: scrub(result.error),
       cancelled: result.cancelled,
     });
     if (opts.sinkCopies) recycleResult(result);

@@ -59,6 +59,7 @@ export type BasePlan = Pick<
   PhasePlan,
   | "url"
   | "headers"
+  | "secrets"
   | "endpointType"
   | "responseField"
   | "streaming"

@@ -63,6 +63,8 @@ export interface PlanTarget {
   /** Full request URL. */
   url: string;
   headers: Record<string, string>;
+  /** The secrets of the target (`targetSecrets`), scrubbed from every record's error. */
+  secrets?: string[];
 }
 
 /** What a plan is built from. */
@@ -168,6 +170,7 @@ export function planRun(input: PlanInput): RunPlan {
   const base: BasePlan = {
     url: target.url,
     headers: target.headers,
+    secrets: target.secrets ?? [],
     endpointType: config.endpointType,
     responseField,
     streaming,

@@ -52,6 +52,11 @@ export interface PhasePlan {
   url: string;
   /** Headers sent with every request (auth, content type, user headers). */
   headers: Record<string, string>;
+  /**
+   * The secret values the headers and URL carry (`targetSecrets`): replaced in every error
+   * message a Worker records, since a server may quote them back.
+   */
+  secrets?: string[];
   endpointType: string;
   /** JMESPath expression selecting the answer text (raw endpoint, `--extra-inputs response_field:`). */
   responseField?: string;

@@ -152,7 +152,7 @@ Deno.test("GET /metrics is Prometheus text with the right content type", async (
   assert.match(text, /^reprise_requests_completed_total\{.*phase="profiling"\} 100$/m);
 });
 
-Deno.test("unknown routes and methods are JSON 404s", async () => {
+Deno.test("unknown routes are JSON 404s", async () => {
   const { source } = fakeSource();
   const app = createApiApp(source);
   for (const path of ["/nope", "/api", "/api/metrics/x", "/api/results/files/"]) {
@@ -160,9 +160,44 @@ Deno.test("unknown routes and methods are JSON 404s", async () => {
     assert.equal(res.status, 404, path);
     assert.deepEqual(await json(res), { detail: "Not Found" });
   }
-  const post = await app.request("/api/config", { method: "POST" });
+  const post = await app.request("/nope", { method: "POST" });
   assert.equal(post.status, 404);
   await post.body?.cancel();
+});
+
+Deno.test("other methods than GET and HEAD on a route are 405 with Allow", async () => {
+  const { source } = fakeSource();
+  const app = createApiApp(source);
+  for (const path of ["/api/config", "/metrics", "/api/results/files/x.json", "/healthz"]) {
+    for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+      const res = await app.request(path, { method });
+      assert.equal(res.status, 405, `${method} ${path}`);
+      assert.equal(res.headers.get("allow"), "GET, HEAD");
+      assert.deepEqual(await json(res), { detail: "Method Not Allowed" });
+    }
+  }
+  const head = await app.request("/api/config", { method: "HEAD" });
+  assert.equal(head.status, 200);
+  await head.body?.cancel();
+});
+
+Deno.test("the run's secret values are replaced in every answer", async () => {
+  const { source, state } = fakeSource();
+  const key = "sk-echoed-0123";
+  state.status = "complete";
+  state.results = { error_summary: [{ message: `Incorrect API key provided: Bearer ${key}` }] };
+  const app = createApiApp(
+    { ...source, runInfo: () => ({ benchmark_id: key, random_seed: null, cli_command: "x" }) },
+    { secrets: [key, `Bearer ${key}`] },
+  );
+  for (const path of ["/api/results", "/api/run", "/metrics", "/api/metrics"]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 200, path);
+    const text = await res.text();
+    assert.ok(!text.includes(key), `${path} leaks the key: ${text}`);
+  }
+  const results = await (await app.request("/api/results")).json();
+  assert.equal(results.results.error_summary[0].message, "Incorrect API key provided: <redacted>");
 });
 
 Deno.test("CORS is off by default and on when asked", async () => {
