@@ -137,6 +137,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       secrets: input.target.secrets,
     });
   if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
+  for (const warning of plan.warnings) io.stderr(`${warning}\n`);
   if (plan.proxyWarning) io.stderr(`${plan.proxyWarning}\n`);
   const pool = await startPool(input, plan);
   return { results, state, api, pool };

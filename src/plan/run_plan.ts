@@ -23,6 +23,7 @@ import {
   usesFixedSchedule,
 } from "./phases.ts";
 import type { PlannedConversation } from "./types.ts";
+import { checkConflicts } from "./conflicts.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
 export interface RunPlan {
@@ -40,6 +41,8 @@ export interface RunPlan {
   dataset: { type: string; source: string };
   /** `--transport`, `auto` decided. */
   transport: TransportKind;
+  /** One line each: flags the run ignores because others override them (`checkConflicts`). */
+  warnings: string[];
   /** The warning for a proxy that `--transport http1` bypasses; null when none applies. */
   proxyWarning: string | null;
   /** Worker threads. */
@@ -162,6 +165,7 @@ export function planRun(input: PlanInput): RunPlan {
     useServerTokenCount: config.useServerTokenCount,
   });
   const fixedSchedule = usesFixedSchedule(config, given, conversations);
+  const warnings = checkConflicts(config, given, fixedSchedule);
   const workers = poolSize(config, fixedSchedule, input.cores);
   const transport = input.env
     ? resolveTransport(config.transport, target.url, input.env)
@@ -189,6 +193,7 @@ export function planRun(input: PlanInput): RunPlan {
     totalTurns: conversations.reduce((n, c) => n + c.bodies.length, 0),
     dataset: { type: dataset.type, source: dataset.source },
     transport,
+    warnings,
     proxyWarning: input.env
       ? proxyBypassWarning(config.transport, input.env)
       : proxyBypassWarning(config.transport),
@@ -198,7 +203,13 @@ export function planRun(input: PlanInput): RunPlan {
     phases,
     runDir: join(
       config.artifactDir,
-      runDirName(model, config.endpointType, config.concurrency, config.requestRate),
+      // A fixed schedule ignores the rate: the directory is not named for it.
+      runDirName(
+        model,
+        config.endpointType,
+        config.concurrency,
+        fixedSchedule ? undefined : config.requestRate,
+      ),
     ),
     plainPaths: resolvePlainPaths(config.plainPaths),
     // The resolved values are recorded, so the artifacts say what the run did.
