@@ -69,24 +69,37 @@ async function loadDirectory(dir: string): Promise<Conversation[]> {
 /**
  * Lists the `.jsonl` files of a raw_payload directory, sorted by name (code unit order, so the
  * order is the same on every system). Other files are ignored.
- * Throws a `DatasetError` when the directory cannot be read, is empty, or holds no `.jsonl` file.
+ * Throws a `DatasetError` when the directory cannot be read, is empty, holds no `.jsonl` file,
+ * or holds a `.jsonl` symlink that loops (naming that file); a symlink to nothing is skipped.
  */
 export async function jsonlFiles(dir: string): Promise<string[]> {
   const names: string[] = [];
   let entries = 0;
+  let loop: string | null = null;
+  let dangling = 0;
   try {
     for await (const entry of Deno.readDir(dir)) {
       entries++;
       if (!entry.name.endsWith(".jsonl") || entry.isDirectory) continue;
       // A symlink counts when it points at a file.
       if (entry.isSymlink) {
-        const target = await Deno.stat(join(dir, entry.name)).catch(() => null);
+        const target = await Deno.stat(join(dir, entry.name)).catch((e) => {
+          if (e instanceof Deno.errors.FilesystemLoop) loop ??= entry.name;
+          else dangling++;
+          return null;
+        });
         if (!target?.isFile) continue;
       }
       names.push(entry.name);
     }
   } catch (err) {
     throw datasetError(dir, describeFsError(err));
+  }
+  if (loop !== null) {
+    throw datasetError(
+      join(dir, loop),
+      "the symlink is a loop: following it leads back to itself, never to a file",
+    );
   }
   if (entries === 0) {
     throw datasetError(dir, "the directory is empty: expected .jsonl files, one per conversation");
@@ -96,6 +109,12 @@ export async function jsonlFiles(dir: string): Promise<string[]> {
       dir,
       `the directory has no .jsonl file (it holds ${entries} other entr${
         entries === 1 ? "y" : "ies"
+      }${
+        dangling === 0
+          ? ""
+          : dangling === 1
+          ? "; 1 .jsonl symlink leads nowhere"
+          : `; ${dangling} .jsonl symlinks lead nowhere`
       }): expected .jsonl files, one per conversation`,
     );
   }

@@ -10,7 +10,8 @@ import { fast } from "../util/fast_paths.ts";
 /** A `--tokenizer` value that cannot be used; the message says what to pass instead. */
 export class TokenizerError extends Error {
   constructor(message: string) {
-    super(message);
+    // One line: a parser's message may quote the file, line breaks included.
+    super(message.replace(/\s*[\r\n]+\s*/g, " "));
     this.name = "TokenizerError";
   }
 }
@@ -25,7 +26,12 @@ async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
 }
 
 async function readJson(path: string): Promise<unknown> {
-  const text = await Deno.readTextFile(path);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new TokenizerError(`Cannot read tokenizer "${path}": ${(e as Error).message}`);
+  }
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -207,6 +207,28 @@ Deno.test("raw_payload directory bad input", async (t) => {
       await write(dir, "b.txt", "x");
       await rejectsWith(loadDataset(dir, {}), `"${dir}"`, "has no .jsonl file", "2 other entries");
     });
+    await t.step("a .jsonl symlink that loops is named", async () => {
+      const dir = join(root, "loop");
+      await Deno.mkdir(dir);
+      await Deno.symlink(join(dir, "a.jsonl"), join(dir, "a.jsonl"));
+      await Deno.symlink(join(dir, "nowhere"), join(dir, "b.jsonl"));
+      const msg = await rejectsWith(
+        loadDataset(dir, {}),
+        `"${join(dir, "a.jsonl")}"`,
+        "the symlink is a loop",
+      );
+      assert.ok(!msg.includes("\n"), msg);
+    });
+    await t.step("a .jsonl symlink to nothing is counted", async () => {
+      const dir = join(root, "dangling");
+      await Deno.mkdir(dir);
+      await Deno.symlink(join(dir, "nowhere"), join(dir, "b.jsonl"));
+      await rejectsWith(
+        loadDataset(dir, {}),
+        "has no .jsonl file",
+        "1 .jsonl symlink leads nowhere",
+      );
+    });
     await t.step("an empty .jsonl file", async () => {
       const dir = join(root, "oneempty");
       await Deno.mkdir(dir);

@@ -120,6 +120,16 @@ Deno.test("loadTokenizer: a folder without tokenizer.json and a broken file are 
     const bad = join(dir, "tokenizer.json");
     await Deno.writeTextFile(bad, "{not json");
     await assert.rejects(() => loadTokenizer(bad), /not valid JSON/);
+    // Every message is one line, even when the parser quotes a file that spans several.
+    for (const text of ['{\n "model":\n  zz }\n', '{\n "model": {"type": "BPE"}\n}\n']) {
+      await Deno.writeTextFile(bad, text);
+      await assert.rejects(
+        () => loadTokenizer(bad),
+        (e: unknown) =>
+          e instanceof TokenizerError && e.message.startsWith(`Cannot `) &&
+          e.message.includes(bad) && !/[\r\n]/.test(e.message),
+      );
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
