@@ -170,3 +170,44 @@ Deno.test("credentials a server echoes in its errors are written and served nowh
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("bad headers and counts exit 2 with one line before anything is sent", async () => {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    requests++;
+    return new Response("no");
+  });
+  const dir = await Deno.makeTempDir();
+  try {
+    const cases: [string[], RegExp][] = [
+      [
+        ["-H", `Authorization: Bearer ${KEY}\r\nX-Injected: 1`],
+        /^error: --header .*carriage return/,
+      ],
+      [["-H", "X-A: a\nb"], /^error: --header header "X-A" contains a line feed/],
+      [["-H", "Bad Name: x"], /^error: --header the header's name contains " "/],
+      [["--concurrency", "-3"], /^error: --concurrency must be a positive integer, got "-3"/],
+    ];
+    for (const [args, re] of cases) {
+      const out = await startCli([
+        "profile",
+        "--url",
+        `http://127.0.0.1:${server.addr.port}`,
+        "--input-file",
+        PAYLOADS,
+        "--artifact-dir",
+        dir,
+        ...args,
+      ]).done();
+      assert.equal(out.code, 2, `${args.join(" ")}: ${out.stderr}`);
+      assert.match(out.stderr, re);
+      assert.equal(out.stderr.trimEnd().split("\n").length, 1, out.stderr);
+      assertClean("stderr", out.stderr);
+    }
+    assert.equal(requests, 0);
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "nothing was written");
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
