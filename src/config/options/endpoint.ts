@@ -1,7 +1,7 @@
 /** The Endpoint options of `profile`. */
 
 import { z } from "zod";
-import { headersProblem, headerValueProblem } from "../key_values.ts";
+import { headersProblem, headerValueProblem } from "../headers.ts";
 import { nonNegative, opt } from "./spec.ts";
 
 /**
