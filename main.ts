@@ -10,5 +10,5 @@ if (inWorker()) {
   // The one-file bundle is also the Worker module (see src/load/worker_url.ts).
   await import("./src/load/worker.ts");
 } else if (import.meta.main) {
-  Deno.exit(await main(Deno.args, processIo()));
+  Deno.exit(await main(Deno.args, processIo(Deno.exit)));
 }

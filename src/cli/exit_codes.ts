@@ -21,9 +21,22 @@ export const ExitCode = {
   PERMISSION: 5,
   /** `--failed-request-threshold` was passed: the run was aborted early. */
   FAILED_THRESHOLD: 6,
-  /** Ctrl+C (or SIGTERM): artifacts hold what finished. */
+  /** Ctrl+C (SIGINT, 128 + 2): artifacts hold what finished. */
   INTERRUPTED: 130,
+  /** SIGTERM (128 + 15, the shells' convention for a process ended by it): as INTERRUPTED. */
+  TERMINATED: 143,
 } as const;
+
+/** The signals that stop a run: the first drains it, the second cancels what is in flight. */
+export type StopSignal = "SIGINT" | "SIGTERM";
+
+/**
+ * The code of a run or command stopped by `signal`: 128 + the signal's number, as a shell
+ * reports a process that the signal ended; SIGINT when the signal is not known.
+ */
+export function signalExitCode(signal?: StopSignal): number {
+  return signal === "SIGTERM" ? ExitCode.TERMINATED : ExitCode.INTERRUPTED;
+}
 
 /**
  * The code for an error that ends a command before or outside a run: a config, dataset or
@@ -43,6 +56,8 @@ export interface RunEnd {
   /** The run itself failed (a Worker died); its message, secrets already removed. */
   failure: string | null;
   interrupted: boolean;
+  /** The signal that interrupted the run (SIGINT when not said): it picks the code. */
+  signal?: StopSignal;
   /** `--failed-request-threshold` tripped. */
   thresholdTripped: boolean;
   /** Requests answered or failed, and how many of those failed, by error type. */
@@ -61,7 +76,7 @@ export function runExitCode(
   names: { failedRequestThreshold?: number; baseUrl: string },
 ): { code: number; error: string | null } {
   if (end.failure !== null) return { code: ExitCode.RUN_FAILED, error: end.failure };
-  if (end.interrupted) return { code: ExitCode.INTERRUPTED, error: null };
+  if (end.interrupted) return { code: signalExitCode(end.signal), error: null };
   if (end.thresholdTripped) {
     return {
       code: ExitCode.FAILED_THRESHOLD,

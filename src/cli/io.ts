@@ -1,5 +1,7 @@
 /** The CLI's window on the world, injectable so tests run the whole CLI in-process. */
 
+import { signalExitCode, type StopSignal } from "./exit_codes.ts";
+
 /** Where output goes and where settings come from. */
 export interface Io {
   /** Results (tables, JSON). */
@@ -10,9 +12,24 @@ export interface Io {
   env(name: string): string | undefined;
   /** Whether stderr is a terminal (live progress line, colors). */
   isTerminal: boolean;
-  /** Aborted on the first Ctrl+C; the second aborts `hardSignal`. */
+  /**
+   * Aborted on the first Ctrl+C or SIGTERM, with the signal's name (`StopSignal`) as its reason
+   * (an in-process caller's abort without one counts as SIGINT); the second aborts `hardSignal`.
+   */
   signal?: AbortSignal;
   hardSignal?: AbortSignal;
+  /**
+   * While on, a signal ends the process at once with the signal's exit code: a run turns it on
+   * while it loads and plans (nothing written yet, nothing to keep) and off before it creates
+   * its artifact directory, from which point a signal stops the run instead. Absent in-process:
+   * the run then checks `signal` between those steps.
+   */
+  exitOnSignal?(on: boolean): void;
+}
+
+/** The signal that aborted `io.signal`: SIGTERM when its reason says so, else SIGINT. */
+export function stopSignal(io: Pick<Io, "signal">): StopSignal {
+  return io.signal?.reason === "SIGTERM" ? "SIGTERM" : "SIGINT";
 }
 
 const encoder = new TextEncoder();
@@ -26,17 +43,22 @@ function readEnv(name: string): string | undefined {
   }
 }
 
-/** The process's real stdout/stderr/env, with Ctrl+C wired to the two signals. */
-export function processIo(): Io {
+/**
+ * The process's real stdout/stderr/env, with Ctrl+C and SIGTERM wired to the two signals;
+ * `exit` ends the process (main.ts's `Deno.exit`), for `exitOnSignal`.
+ */
+export function processIo(exit?: (code: number) => void): Io {
   const soft = new AbortController();
   const hard = new AbortController();
-  const onSignal = () => {
-    if (!soft.signal.aborted) soft.abort();
-    else hard.abort();
+  let exitNow = false;
+  const onSignal = (name: StopSignal) => {
+    if (exitNow && exit) exit(signalExitCode(name));
+    else if (!soft.signal.aborted) soft.abort(name);
+    else hard.abort(name);
   };
   try {
-    Deno.addSignalListener("SIGINT", onSignal);
-    if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", onSignal);
+    Deno.addSignalListener("SIGINT", () => onSignal("SIGINT"));
+    if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => onSignal("SIGTERM"));
   } catch {
     // Signals are not available everywhere; Ctrl+C then simply ends the process.
   }
@@ -47,5 +69,12 @@ export function processIo(): Io {
     isTerminal: Deno.stderr.isTerminal(),
     signal: soft.signal,
     hardSignal: hard.signal,
+    exitOnSignal(on) {
+      exitNow = on;
+      // A signal taken before this was turned on ends the process now.
+      if (on && soft.signal.aborted && exit) {
+        exit(signalExitCode(stopSignal({ signal: soft.signal })));
+      }
+    },
   };
 }

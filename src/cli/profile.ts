@@ -10,8 +10,8 @@ import { redactedCommandLine } from "../config/redact.ts";
 import { datasetForRun } from "../dataset/from_config.ts";
 import { type Endpoint, getEndpoint } from "../endpoints/mod.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
-import { ExitCode } from "./exit_codes.ts";
-import type { Io } from "./io.ts";
+import { ExitCode, signalExitCode } from "./exit_codes.ts";
+import { type Io, stopSignal } from "./io.ts";
 import { buildTarget } from "./target.ts";
 import { planStep, runBenchmark, type RunInput } from "./run.ts";
 import { runStreaming } from "../plan/run_plan.ts";
@@ -40,6 +40,8 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
       `unexpected argument "${parsed.positionals[0]}" (options start with --; see --help)`,
     );
   }
+  // Until the artifact directory exists a signal has nothing to keep: it ends the command now.
+  io.exitOnSignal?.(true);
   let config: ProfileConfig = parsed.values;
   // One seed for the dataset and the run, recorded; without --input-file prompts are synthetic.
   if (config.randomSeed === undefined) {
@@ -60,6 +62,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     extras.body,
     runStreaming(config, endpoint),
   );
+  if (io.signal?.aborted) return signalExitCode(stopSignal(io));
   const target = buildTarget(config, endpoint);
   io = outputIo(io, config);
   const input: RunInput = {
@@ -73,6 +76,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   };
   // Every config error surfaces here, before anything is sent or created.
   const planned = await planStep(input);
+  if (io.signal?.aborted) return signalExitCode(stopSignal(io));
   checkRunPermissions(target.baseUrl);
   try {
     await waitForModel({
@@ -86,6 +90,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     });
   } catch (e) {
     if (!(e instanceof NotReadyError)) throw e;
+    if (io.signal?.aborted) return signalExitCode(stopSignal(io));
     io.stderr(`error: ${e.message}\n`);
     return e.exitCode;
   }

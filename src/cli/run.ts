@@ -22,8 +22,8 @@ import type { RequestRecord } from "../record/record.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
 import { VERSION } from "../version.ts";
 import type { ApiServer } from "../api/server.ts";
-import { ExitCode, runExitCode } from "./exit_codes.ts";
-import type { Io } from "./io.ts";
+import { ExitCode, runExitCode, signalExitCode, type StopSignal } from "./exit_codes.ts";
+import { type Io, stopSignal } from "./io.ts";
 import { type MetricsSetup, metricsSetup } from "./metrics_options.ts";
 import { progressMode, resultText } from "./output.ts";
 import { startProgress } from "./progress.ts";
@@ -49,6 +49,11 @@ export interface RunInput {
  */
 export async function runBenchmark(input: RunInput, planned?: Planned): Promise<number> {
   planned ??= await planStep(input);
+  const { io } = input;
+  // From here a signal stops the run and its artifacts keep what finished; one taken before
+  // ends it now, with nothing written.
+  io.exitOnSignal?.(false);
+  if (io.signal?.aborted) return signalExitCode(stopSignal(io));
   const run = await start(input, planned);
   const ended = await runPhases(input, planned.plan, run);
   return await finish(input, planned.plan, run, ended);
@@ -146,7 +151,9 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
 /** Starts the Worker pool and checks that the Workers' clocks agree with the main thread's. */
 async function startPool(input: RunInput, plan: RunPlan): Promise<WorkerPool> {
   const { config, io } = input;
-  const pool = await WorkerPool.start(plan.workers, plan.conversations);
+  // A signal while the Workers start ends their start: the run then stops before its first phase.
+  const pool = await WorkerPool.start(plan.workers, plan.conversations, { signal: io.signal });
+  if (pool.cancelled) return pool;
   // Each thread stamps with its own clock; records from different Workers must line up.
   const skewMs = pool.clock.maxSkewNs / 1e6;
   if (skewMs > 1) {
@@ -173,6 +180,8 @@ interface PhasesEnd {
   interrupted: boolean;
   thresholdTripped: boolean;
   failure: Error | null;
+  /** The signal that interrupted the run. */
+  signal?: StopSignal;
 }
 
 /**
@@ -204,7 +213,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   };
   io.signal?.addEventListener("abort", onSoft, { once: true });
   io.hardSignal?.addEventListener("abort", onHard, { once: true });
-  // A Ctrl+C while the Workers started is not lost: the run stops before its first phase.
+  // A signal while the run started is not lost: the run stops before its first phase.
   if (io.signal?.aborted) onSoft();
   if (io.hardSignal?.aborted) onHard();
   let current = plan.phases[0];
@@ -244,6 +253,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
     io.hardSignal?.removeEventListener("abort", onHard);
   }
   end.endNs = nowNs();
+  if (end.interrupted) end.signal = stopSignal(io);
   return end;
 }
 
@@ -277,6 +287,7 @@ async function finish(
     ...summary,
     failure: ended.failure && redactText(ended.failure.message, target.secrets),
     interrupted: ended.interrupted,
+    signal: ended.signal,
     thresholdTripped: ended.thresholdTripped,
   }, { failedRequestThreshold: config.failedRequestThreshold, baseUrl: target.baseUrl });
   if (error !== null) io.stderr(`error: ${error}\n`);
@@ -289,18 +300,29 @@ async function finish(
     JSON.parse(summary.json),
   );
   if (run.api) await closeApi(run.api, config.apiLingerSeconds, io);
+  // A signal after a run that went well (while the summary was written, or during the linger)
+  // still ends the process as the signal says; the artifacts are those of the whole run.
+  if (code === ExitCode.OK && io.signal?.aborted) {
+    return signalExitCode(stopSignal(io));
+  }
   return code;
 }
 
-/** Scrapers get a last look at the final numbers (`--api-linger-seconds`), then the API closes. */
+/**
+ * Scrapers get a last look at the final numbers (`--api-linger-seconds`), then the API closes;
+ * a signal (taken during the run already, or during the linger) ends the linger.
+ */
 async function closeApi(api: ApiServer, lingerSeconds: number, io: Io): Promise<void> {
-  if (lingerSeconds > 0 && !io.hardSignal?.aborted) {
+  const signal = io.signal;
+  if (lingerSeconds > 0 && !signal?.aborted) {
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, lingerSeconds * 1000);
-      io.hardSignal?.addEventListener("abort", () => {
+      const done = () => {
         clearTimeout(t);
+        signal?.removeEventListener("abort", done);
         resolve();
-      }, { once: true });
+      };
+      const t = setTimeout(done, lingerSeconds * 1000);
+      signal?.addEventListener("abort", done, { once: true });
     });
   }
   await api.close();

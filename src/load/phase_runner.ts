@@ -24,6 +24,8 @@ export class PhaseRunner {
   #spec: PhaseSpec;
   #timers: ReturnType<typeof setTimeout>[] = [];
   #graceArmed = false;
+  /** The phase is over: a late stop only raises the stop flag, and arms no timer. */
+  #ended = false;
   #end: PhaseEnd = "done";
   #completed = 0;
   #failed = 0;
@@ -36,7 +38,7 @@ export class PhaseRunner {
   /** Stops issuing; requests in flight get the grace period, then are cancelled. */
   stop(): void {
     this.#pool.stopIssuing();
-    if (this.#graceArmed) return;
+    if (this.#graceArmed || this.#ended) return;
     this.#graceArmed = true;
     this.#timers.push(setTimeout(() => this.cancel(), this.#spec.graceMs));
   }
@@ -70,6 +72,7 @@ export class PhaseRunner {
         onRecords(records);
       });
     } finally {
+      this.#ended = true;
       clearInterval(ramp);
       for (const t of this.#timers) clearTimeout(t);
     }

@@ -49,6 +49,8 @@ export class WorkerPool {
   /** The clock check made at start. */
   clock: ClockCheck = { maxSkewNs: 0, maxRoundTripNs: 0 };
   #fatal: ((e: Error) => void) | null = null;
+  /** The start was cancelled (its signal aborted): the Workers are terminated, nothing runs. */
+  cancelled = false;
 
   private constructor(workers: number) {
     this.control = createControl(workers);
@@ -56,13 +58,16 @@ export class WorkerPool {
 
   /**
    * Starts `count` Workers and hands each the conversations; their bodies are packed once into
-   * shared memory, which every Worker reads instead of holding its own copy.
+   * shared memory, which every Worker reads instead of holding its own copy. When `signal`
+   * aborts first (Ctrl+C while the Workers load), the start ends at once: the pool comes back
+   * `cancelled`, its Workers terminated.
    */
   static async start(
     count: number,
     conversations: PlannedConversation[],
-    moduleUrl: URL = workerModuleUrl(),
+    opts: { moduleUrl?: URL; signal?: AbortSignal } = {},
   ): Promise<WorkerPool> {
+    const moduleUrl = opts.moduleUrl ?? workerModuleUrl();
     const pool = new WorkerPool(count);
     const dataset = packConversations(conversations);
     const ready: Promise<void>[] = [];
@@ -100,7 +105,26 @@ export class WorkerPool {
       };
       w.postMessage(init);
     }
-    await Promise.all(ready);
+    const signal = opts.signal;
+    if (signal === undefined) await Promise.all(ready);
+    else {
+      let onAbort = () => {};
+      const aborted = new Promise<void>((resolve) => onAbort = resolve);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        await Promise.race([Promise.all(ready), aborted]);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
+      if (signal.aborted) {
+        pool.cancelled = true;
+        // A Worker still loading may yet fail: nobody waits for it any more.
+        for (const p of ready) p.catch(() => {});
+        pool.close();
+        return pool;
+      }
+    }
     pool.clock = await pool.checkClocks();
     return pool;
   }

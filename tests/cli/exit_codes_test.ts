@@ -48,6 +48,10 @@ Deno.test("a run's exit code: failure, then interruption, threshold, every reque
   assert.match(tripped.error ?? "", /--failed-request-threshold 0\.5/);
   const stopped = { ...allFailed, thresholdTripped: true, interrupted: true };
   assert.deepEqual(runExitCode(stopped, names), { code: ExitCode.INTERRUPTED, error: null });
+  assert.deepEqual(runExitCode({ ...stopped, signal: "SIGTERM" }, names), {
+    code: ExitCode.TERMINATED,
+    error: null,
+  });
   assert.deepEqual(runExitCode({ ...stopped, failure: "Worker 0 failed: boom" }, names), {
     code: ExitCode.RUN_FAILED,
     error: "Worker 0 failed: boom",

@@ -38,3 +38,27 @@ Deno.test("Worker clocks are checked against the main thread's at start", async 
     pool.close();
   }
 });
+
+Deno.test("a start whose signal aborts ends at once, its Workers terminated", async () => {
+  const stop = new AbortController();
+  const starting = WorkerPool.start(2, [{ sessionId: "s", bodies: ["{}"] }], {
+    signal: stop.signal,
+  });
+  stop.abort("SIGINT");
+  const pool = await starting;
+  assert.equal(pool.cancelled, true);
+  // No clock check was made: the Workers were not waited for.
+  assert.equal(pool.clock.maxRoundTripNs, 0);
+  // The start did not wait for the Workers to be ready.
+  assert.ok(pool.states.every((s) => s.state === "starting"), JSON.stringify(pool.states));
+
+  const ready = await WorkerPool.start(1, [{ sessionId: "s", bodies: ["{}"] }], {
+    signal: new AbortController().signal,
+  });
+  try {
+    assert.equal(ready.cancelled, false);
+    assert.equal(ready.states[0].state, "idle");
+  } finally {
+    ready.close();
+  }
+});

@@ -14,6 +14,7 @@ import { startMockServer } from "../../src/mock/server.ts";
 async function profile(
   args: string[],
   signal?: AbortSignal,
+  exitOnSignal?: Io["exitOnSignal"],
 ): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
@@ -23,6 +24,7 @@ async function profile(
     env: () => undefined,
     isTerminal: false,
     signal,
+    exitOnSignal,
   };
   const code = await main(["profile", ...args, "--ui", "none"], io);
   return { code, out, err };
@@ -179,13 +181,34 @@ Deno.test("--verbose prints the plan of a duration-bounded run: no request total
   }
 });
 
-Deno.test("a Ctrl+C before the first phase stops the run there: exit 130, artifacts, nothing sent", async () => {
+Deno.test("a Ctrl+C before the artifact directory exists ends the run: exit 130, nothing created or sent", async () => {
   const server = await countingMock();
   const dir = await Deno.makeTempDir({ prefix: "reprise-plan-stop-" });
   try {
     const res = await profile(
       ["--url", server.url, "--model", "m", "--num-conversations", "3", "--artifact-dir", dir],
       AbortSignal.abort(),
+    );
+    assert.equal(res.code, 130, res.err);
+    assert.equal(server.requests(), 0);
+    assert.equal(await exists(join(dir, "m-openai-chat-concurrency1")), false);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a Ctrl+C as the run starts stops it before the first phase: exit 130, artifacts, nothing sent", async () => {
+  const server = await countingMock();
+  const dir = await Deno.makeTempDir({ prefix: "reprise-plan-stop-" });
+  const stop = new AbortController();
+  try {
+    // The signal comes the moment the run turns from planning to starting (and creating its
+    // artifact directory): while the Workers start, the first phase not yet begun.
+    const res = await profile(
+      ["--url", server.url, "--model", "m", "--num-conversations", "3", "--artifact-dir", dir],
+      stop.signal,
+      (on) => on || queueMicrotask(() => stop.abort()),
     );
     assert.equal(res.code, 130, res.err);
     assert.match(res.err, /stopping: no new requests/);
