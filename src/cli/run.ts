@@ -299,12 +299,9 @@ async function finish(
       : "complete",
     JSON.parse(summary.json),
   );
+  // A signal after the run (while the summary was written, or during the linger) only ends the
+  // linger: the run completed, and its exit code says how it went.
   if (run.api) await closeApi(run.api, config.apiLingerSeconds, io);
-  // A signal after a run that went well (while the summary was written, or during the linger)
-  // still ends the process as the signal says; the artifacts are those of the whole run.
-  if (code === ExitCode.OK && io.signal?.aborted) {
-    return signalExitCode(stopSignal(io));
-  }
   return code;
 }
 
