@@ -9,6 +9,7 @@ import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
 import { bodyBytes, packBodies } from "../../src/load/packed.ts";
 import { setPlainPaths } from "../../src/util/fast_paths.ts";
+import { writeAll } from "../../src/util/bytes.ts";
 
 const enc = new TextEncoder();
 
@@ -699,6 +700,40 @@ for (const plain of [false, true]) {
         assert.equal(r.error?.type, "InvalidResponse", JSON.stringify(r.error));
         assert.match(r.error!.message, /Content-Encoding: gzip/);
         assert.match(heads[0], /accept-encoding: identity/i);
+      } finally {
+        t.close();
+        await srv.close();
+      }
+    });
+
+    test(name("a single 10 MB event, in 1 KB chunks, is read whole"), async () => {
+      const text = "token ".repeat(10 * 1024 * 1024 / 6);
+      const body = enc.encode(chunk(text) + DONE);
+      const srv = rawServer(async (conn) => {
+        if (!await readRequest(conn)) return;
+        await writeAll(
+          conn,
+          enc.encode(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
+          ),
+        );
+        for (let i = 0; i < body.length; i += 1024) {
+          const part = body.subarray(i, i + 1024);
+          await writeAll(conn, enc.encode(`${part.length.toString(16)}\r\n`));
+          await writeAll(conn, part);
+          await writeAll(conn, enc.encode("\r\n"));
+        }
+        await writeAll(conn, enc.encode("0\r\n\r\n"));
+        await readRequest(conn);
+        conn.close();
+      });
+      const t = subject.make([]);
+      try {
+        // The timeout only catches a hang: reading costs time linear in the event's size.
+        const r = await t.send(opts(srv.url, { timeoutMs: 60_000 }));
+        assert.equal(r.error, null, JSON.stringify(r.error));
+        assert.equal(r.outputText.length, text.length);
+        assert.ok(r.outputText === text);
       } finally {
         t.close();
         await srv.close();
