@@ -139,9 +139,10 @@ async function runCell(
     const summary = JSON.parse(await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")));
     const completed = summary.request_count?.avg ?? 0;
     const errors = summary.error_request_count?.avg ?? 0;
-    // Identical failures read the same (no port, no address): one group per error type.
+    // Identical failures read the same (no port, no address): one group per error type. (An
+    // InvalidResponse quotes the server's answer, which may differ from one request to the next.)
     const groups = (summary.error_summary as { error_details: { type: string } }[])
-      .map((g) => g.error_details.type);
+      .map((g) => g.error_details.type).filter((t) => t !== "InvalidResponse");
     const types = new Set(records.map((r) => (r.error as { type?: string } | null)?.type ?? "-"));
     return {
       outcome: { type: [...types].sort().join("+"), code: res.code },
