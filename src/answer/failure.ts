@@ -19,8 +19,32 @@ export const BAD_ANSWER = 502;
 export type ReadPhase = "stream" | "body" | null;
 
 /**
- * The record's error for a transport's failure `why` (said in `message`), while `phase` was
- * being read; an aborted request is marked cancelled in `r`.
+ * The error types of a failed request, one classification for every transport; docs/errors.md
+ * says what causes each and the exit code rules (`ConnectionError` alone means no connection
+ * could be made: `runExitCode` reads it so).
+ */
+export const ErrorType = {
+  /** No connection could be made (refused, unknown host, TLS handshake). */
+  CONNECT: "ConnectionError",
+  /** The connection was closed or reset once made, before the answer was whole. */
+  RESET: "ConnectionReset",
+  /** The request's timeout passed. */
+  TIMEOUT: "Timeout",
+  /** The server's answer was not valid HTTP, or not of the API's shape. */
+  PROTOCOL: "InvalidResponse",
+  /** The server answered with a status other than 2xx (a 3xx too: redirects are not followed). */
+  HTTP: "HTTPError",
+  /** A stream ended early: the connection was lost mid-stream, or the final events never came. */
+  STREAM: "StreamTruncated",
+  /** The client ran out of file descriptors, buffers or local ports: the client's fault. */
+  EXHAUSTED: "ClientResourceExhausted",
+  /** The caller cancelled the request (Ctrl+C, a cancelled phase). */
+  CANCELLED: "Cancelled",
+} as const;
+
+/**
+ * The record's error for a transport's failure `why` (said in `message`, which names no
+ * connection), while `phase` was being read; an aborted request is marked cancelled in `r`.
  */
 export function wireError(
   why: WireFailure,
@@ -29,30 +53,42 @@ export function wireError(
   r: OpenResult,
   phase: ReadPhase,
 ): RecordError {
-  if (why === "aborted") {
-    r.cancelled = true;
-    return { code: 499, type: "Cancelled", message: "request cancelled" };
+  switch (why) {
+    case "aborted":
+      r.cancelled = true;
+      return { code: 499, type: ErrorType.CANCELLED, message: "request cancelled" };
+    case "timeout":
+      return {
+        code: 408,
+        type: ErrorType.TIMEOUT,
+        message: `no complete answer within ${timeoutMs} ms`,
+      };
+    case "protocol":
+      return { code: BAD_ANSWER, type: ErrorType.PROTOCOL, message };
+    case "exhausted":
+      return {
+        code: 0,
+        type: ErrorType.EXHAUSTED,
+        message: `the client ran out of resources: ${message}`,
+      };
+    case "connect":
+      return { code: 0, type: ErrorType.CONNECT, message: `cannot connect: ${message}` };
   }
-  if (why === "timeout") {
-    return { code: 408, type: "Timeout", message: `no complete answer within ${timeoutMs} ms` };
-  }
-  if (why === "protocol") return { code: BAD_ANSWER, type: "InvalidResponse", message };
   if (phase === "stream") {
     // What was read is kept; the answer just stops short.
     return {
       code: BAD_ANSWER,
-      type: "StreamTruncated",
+      type: ErrorType.STREAM,
       message: `connection lost mid-stream: ${message}`,
     };
   }
-  if (phase === "body") {
-    return {
-      code: 0,
-      type: "ConnectionError",
-      message: `connection lost while reading the body: ${message}`,
-    };
-  }
-  return { code: 0, type: "ConnectionError", message };
+  return {
+    code: 0,
+    type: ErrorType.RESET,
+    message: phase === "body"
+      ? `connection lost while reading the body: ${message}`
+      : `connection lost before the answer: ${message}`,
+  };
 }
 
 /** Records an HTTP error status with the server's message. */

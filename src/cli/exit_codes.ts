@@ -67,11 +67,35 @@ export interface RunEnd {
 }
 
 /**
- * The exit code of a finished run and the error line that explains it (null for none), in this
- * order: the run failed, it was interrupted, the failure threshold tripped, every request failed
- * (unreachable when every failure was a connection error).
+ * The error type of a request that could not connect (answer/failure.ts `ErrorType.CONNECT`):
+ * a run whose every failure is of this type never made a connection.
+ */
+export const CANNOT_CONNECT = "ConnectionError";
+
+/** The error type of a request the client itself had no resources for (`ErrorType.EXHAUSTED`). */
+export const CLIENT_EXHAUSTED = "ClientResourceExhausted";
+
+/**
+ * The exit code of a finished run, the error line that explains it (null for none) and a warning
+ * line (null for none), in this order: the run failed, it was interrupted, the failure threshold
+ * tripped, every request failed (unreachable only when no request could connect: every failure
+ * is `ConnectionError`). Requests the client had no resources for (EMFILE and the like) are the
+ * client's fault: the warning says so and how to fix it, whatever the code (docs/errors.md).
  */
 export function runExitCode(
+  end: RunEnd,
+  names: { failedRequestThreshold?: number; baseUrl: string },
+): { code: number; error: string | null; warning: string | null } {
+  const warning = end.errorTypes.has(CLIENT_EXHAUSTED)
+    ? "warning: some requests failed because this client ran out of file descriptors or local " +
+      "ports (ClientResourceExhausted in error_summary), not because of the server: raise the " +
+      "limit (`ulimit -n`) or lower --concurrency"
+    : null;
+  return { ...exitOf(end, names), warning };
+}
+
+/** The code and error line of `runExitCode`. */
+function exitOf(
   end: RunEnd,
   names: { failedRequestThreshold?: number; baseUrl: string },
 ): { code: number; error: string | null } {
@@ -85,7 +109,7 @@ export function runExitCode(
     };
   }
   if (end.completed > 0 && end.errors === end.completed) {
-    const unreachable = end.errorTypes.size === 1 && end.errorTypes.has("ConnectionError");
+    const unreachable = end.errorTypes.size === 1 && end.errorTypes.has(CANNOT_CONNECT);
     return {
       code: unreachable ? ExitCode.UNREACHABLE : ExitCode.RUN_FAILED,
       error: `every request failed${

@@ -144,6 +144,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   if (api) io.stderr(`live API on ${api.url} (Prometheus: ${api.url}/metrics)\n`);
   for (const warning of plan.warnings) io.stderr(`${warning}\n`);
   if (plan.proxyWarning) io.stderr(`${plan.proxyWarning}\n`);
+  if (plan.fdWarning) io.stderr(`${plan.fdWarning}\n`);
   const pool = await startPool(input, plan);
   return { results, state, api, pool };
 }
@@ -283,13 +284,14 @@ async function finish(
     const { writeReport } = await import("../report/write.ts");
     io.stderr(`report: ${await writeReport([plan.runDir], join(plan.runDir, "report.html"))}\n`);
   }
-  const { code, error } = runExitCode({
+  const { code, error, warning } = runExitCode({
     ...summary,
     failure: ended.failure && redactText(ended.failure.message, target.secrets),
     interrupted: ended.interrupted,
     signal: ended.signal,
     thresholdTripped: ended.thresholdTripped,
   }, { failedRequestThreshold: config.failedRequestThreshold, baseUrl: target.baseUrl });
+  if (warning !== null) io.stderr(`${warning}\n`);
   if (error !== null) io.stderr(`error: ${error}\n`);
   run.state.finish(
     ended.failure || code === ExitCode.RUN_FAILED || code === ExitCode.UNREACHABLE

@@ -13,6 +13,7 @@ import { defaultSampling } from "../dataset/sampling.ts";
 import type { Dataset } from "../dataset/types.ts";
 import { replayBody } from "../endpoints/replay_body.ts";
 import type { Endpoint } from "../endpoints/types.ts";
+import { fdLimitWarning, readProcLimits } from "./fd_limit.ts";
 import { proxyBypassWarning, resolveTransport, type TransportKind } from "../transport/select.ts";
 import { FAST_PATHS } from "../util/fast_paths.ts";
 import {
@@ -45,6 +46,8 @@ export interface RunPlan {
   warnings: string[];
   /** The warning for a proxy that `--transport http1` bypasses; null when none applies. */
   proxyWarning: string | null;
+  /** The warning for a concurrency above the open-file limit (`fd_limit.ts`); null if none. */
+  fdWarning: string | null;
   /** Worker threads. */
   workers: number;
   /** Whether the profiling phase replays recorded timestamps. */
@@ -82,6 +85,8 @@ export interface PlanInput {
   cores: number;
   /** Reads an environment variable (proxy settings); default: the process's, without prompting. */
   env?: (name: string) => string | undefined;
+  /** The text of `/proc/self/limits` (null where there is none); default: read it. */
+  limits?: () => string | null;
 }
 
 /**
@@ -197,6 +202,7 @@ export function planRun(input: PlanInput): RunPlan {
     proxyWarning: input.env
       ? proxyBypassWarning(config.transport, input.env)
       : proxyBypassWarning(config.transport),
+    fdWarning: fdLimitWarning(config.concurrency, (input.limits ?? readProcLimits)()),
     workers,
     fixedSchedule,
     base,

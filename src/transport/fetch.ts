@@ -2,15 +2,23 @@
  * The fetch transport: one request through `fetch`, its answer handed to the request's sink a
  * chunk at a time, each stamped when it arrived. Fetch honours proxies; the HTTP/1.1 client
  * (http1.ts) costs several times less per streamed event.
+ *
+ * It behaves as the HTTP/1.1 client does (docs/errors.md): one request on the wire per call, a
+ * redirect is not followed (the 3xx is the answer), `Accept-Encoding: identity` is sent and an
+ * encoded answer is a protocol error, and failures are classified and worded alike.
  */
 
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
+import { encodedAnswer } from "./http1_head.ts";
 import {
   errorText,
+  exhaustionOf,
   failureOf,
+  plainText,
   type ResponseHead,
   type ResponseSink,
   type WireExchange,
+  type WireFailure,
   type WireRequest,
   type WireTransport,
 } from "./wire.ts";
@@ -78,11 +86,64 @@ async function fetchExchange(req: WireRequest, sink: ResponseSink): Promise<void
     await exchange(req, sink, timeout);
   } catch (e) {
     // Nothing above should throw; if something does, it is still this request's failure.
-    sink.fail(failureOf(timeout, req.signal, "connect"), errorText(e), performance.now());
+    fail(sink, e, timeout, req.signal, "reset");
   } finally {
     timeout.release();
   }
 }
+
+/**
+ * Hands `sink` the failure `e`, classified as the HTTP/1.1 client does: the request's own state
+ * first (aborted, timed out), then the client's exhaustion, then what fetch's message says (it
+ * could not connect; hyper could not parse the answer), else `otherwise`. The message keeps only
+ * fetch's last cause, without the client's address and port.
+ */
+function fail(
+  sink: ResponseSink,
+  e: unknown,
+  timeout: RequestAbort,
+  signal: AbortSignal | undefined,
+  otherwise: WireFailure,
+): void {
+  const at = performance.now();
+  const text = errorText(e);
+  let why = failureOf(timeout, signal, otherwise);
+  let message = text;
+  if (why === "connect" || why === "reset") {
+    const exhausted = exhaustionOf(text);
+    if (exhausted !== null) {
+      why = "exhausted";
+      message = exhausted;
+    } else {
+      message = plainText(text);
+      if (
+        /\(Connect\)|tcp connect error|dns error|failed to lookup|invalid certificate/i.test(text)
+      ) {
+        why = "connect";
+      } else if (
+        /\bparse|invalid (HTTP|content-length|chunk|header|status)|message head is too large/i.test(
+          text,
+        )
+      ) {
+        why = "protocol";
+      } else why = otherwise;
+    }
+  }
+  sink.fail(why, message, at);
+}
+
+/** A body fetch cannot send twice: bytes in a stream (see `exchange`). */
+function onceBody(body: string | Uint8Array): ReadableStream<Uint8Array> {
+  const bytes = typeof body === "string" ? encoder.encode(body) : body.slice();
+  return new ReadableStream({
+    start(c) {
+      c.enqueue(bytes);
+      c.close();
+    },
+  });
+}
+
+const encoder = new TextEncoder();
 
 /** The request and its answer, handed to `sink`. */
 async function exchange(
@@ -93,17 +154,27 @@ async function exchange(
   let res: Response;
   sink.begin(performance.now());
   try {
+    const headers = new Headers(req.headers);
+    if (!headers.has("accept-encoding")) headers.set("accept-encoding", "identity");
     res = await fetch(req.url, {
       method: "POST",
-      headers: req.headers,
-      // fetch refuses a view on shared memory: it gets a copy.
-      body: (typeof req.body !== "string" && req.body.buffer instanceof SharedArrayBuffer
-        ? req.body.slice()
-        : req.body) as BodyInit,
+      headers,
+      // Deno's fetch sends a request again, on a new connection, when a kept-alive one fails
+      // before the answer, unless its body is a stream (which it cannot replay): the server may
+      // have read the first, so the body goes as a stream (sent chunked).
+      body: onceBody(req.body),
+      redirect: "manual",
       signal: timeout.signal,
     });
   } catch (e) {
-    sink.fail(failureOf(timeout, req.signal, "connect"), errorText(e), performance.now());
+    // No answer: fetch says whether it could connect.
+    fail(sink, e, timeout, req.signal, "reset");
+    return;
+  }
+  const encoding = res.headers.get("content-encoding");
+  if (encoding !== null && encoding !== "" && encoding.toLowerCase() !== "identity") {
+    res.body?.cancel().catch(() => {});
+    fail(sink, encodedAnswer(encoding), timeout, req.signal, "protocol");
     return;
   }
   const contentType = res.headers.get("content-type") ?? "";
@@ -135,7 +206,7 @@ async function exchange(
     }
   } catch (e) {
     reader.cancel().catch(() => {});
-    sink.fail(failureOf(timeout, req.signal, "reset"), errorText(e), performance.now());
+    fail(sink, e, timeout, req.signal, "reset");
     return;
   }
   // An answer that ended early (an error event) releases the connection.

@@ -9,6 +9,9 @@
  *
  * Connections are kept alive per origin; each request has one connection to itself and gives it
  * back only after its answer was read to the end (so a connection is never shared mid-answer).
+ * An idle connection has a read pending (`Connection.watch`): a server closing it removes it from
+ * the pool before any request is written on it. A request is written once: a connection lost
+ * after any of it was written is that request's failure, never a second send.
  */
 
 import { writeAll } from "../util/bytes.ts";
@@ -16,7 +19,9 @@ import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.t
 import {
   type BodySink,
   errorText,
+  exhaustionOf,
   failureOf,
+  plainText,
   type ResponseSink,
   type Waiting,
   type WireExchange,
@@ -75,10 +80,25 @@ interface Client {
 }
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
-  const conn = o.tls
-    ? await Deno.connectTls({ hostname: o.hostname, port: o.port, caCerts: client.caCerts })
-    : await Deno.connect({ hostname: o.hostname, port: o.port });
-  if (!o.tls) (conn as Deno.TcpConn).setNoDelay(true);
+  let conn: Deno.Conn;
+  if (o.tls) {
+    const tls = await Deno.connectTls({
+      hostname: o.hostname,
+      port: o.port,
+      caCerts: client.caCerts,
+    });
+    // The handshake is part of connecting: a refused certificate is a failure to connect.
+    try {
+      await tls.handshake();
+    } catch (e) {
+      tls.close();
+      throw e;
+    }
+    conn = tls;
+  } else {
+    conn = await Deno.connect({ hostname: o.hostname, port: o.port });
+    (conn as Deno.TcpConn).setNoDelay(true);
+  }
   return new Connection(conn, client.bufferBytes, client.lent, client.directReads);
 }
 
@@ -107,15 +127,14 @@ class Exchange implements Cancelable, WireExchange {
   #signal: AbortSignal | undefined = undefined;
   timeoutMs = 0;
   #origin: Origin | null = null;
-  /** Kept only until the answer's head arrived (a retry sends it again). */
+  /** Kept only until the answer's head arrived. */
   #message: Uint8Array | null = null;
   /** The memory messages are written in, kept from one request to the next. */
   #messageBytes: Uint8Array | null = null;
   /** The last message written in that memory, which the next one is written over. */
   #last = new LastMessage();
-  #attempt = 0;
-  /** The connection was kept alive from an earlier request. */
-  #reused = false;
+  /** The connection is open (made or kept alive): a failure is no longer a failure to connect. */
+  #connected = false;
   /** Counted in the client's `waiting`: started, and no byte of the answer's body read yet. */
   #waiting = false;
 
@@ -165,7 +184,7 @@ class Exchange implements Cancelable, WireExchange {
     this.timedOut = false;
     this.cancelled = false;
     this.reason = undefined;
-    this.#attempt = 0;
+    this.#connected = false;
     this.#head = null;
     const now = performance.now();
     sink.begin(now);
@@ -221,7 +240,6 @@ class Exchange implements Cancelable, WireExchange {
   #open(): void {
     const o = this.#origin!;
     const c = this.#client.takeIdle(o);
-    this.#reused = c !== undefined;
     if (c !== undefined) {
       this.#send(c);
       return;
@@ -245,6 +263,7 @@ class Exchange implements Cancelable, WireExchange {
   /** Writes the request on `c`. */
   #send(c: Connection): void {
     this.conn = c;
+    this.#connected = true;
     if (this.cancelled) {
       this.#sendFailed(this.reason);
       return;
@@ -270,8 +289,10 @@ class Exchange implements Cancelable, WireExchange {
       this.#sendFailed(e);
       return;
     }
-    if (head === null) c.read().then(this.#onHeadRead, this.#onSendError);
-    else this.#answer(c, head);
+    if (head === null) {
+      // A kept-alive connection's first read was started when it went idle.
+      (c.takePending() ?? c.read()).then(this.#onHeadRead, this.#onSendError);
+    } else this.#answer(c, head);
   }
 
   #headRead(n: number | null): void {
@@ -289,17 +310,12 @@ class Exchange implements Cancelable, WireExchange {
   }
 
   /**
-   * Writing the request or reading the head failed. A kept-alive connection the server closed
-   * meanwhile fails before any answer byte: that one attempt is retried on a fresh connection.
+   * Writing the request or reading the head failed: the request's failure. It is never sent
+   * again, as the server may have read it (a stale kept-alive connection is found by its idle
+   * read, before any request is written on it).
    */
   #sendFailed(e: unknown): void {
-    const c = this.conn!;
-    if (this.#reused && this.#attempt === 0 && c.start === c.end && !this.cancelled) {
-      c.close();
-      this.conn = null;
-      this.#attempt++;
-      this.#open();
-    } else this.#fail(e);
+    this.#fail(e);
   }
 
   /** The head arrived: the reader says where the body goes. */
@@ -391,10 +407,18 @@ class Exchange implements Cancelable, WireExchange {
       c.close();
       this.conn = null;
     }
-    const why: WireFailure = e instanceof ProtocolError && !this.cancelled
-      ? "protocol"
-      : failureOf(this, this.#signal, this.#head === null ? "connect" : "reset");
-    this.#sink!.fail(why, errorText(e), at);
+    const text = errorText(e);
+    let why: WireFailure = failureOf(this, this.#signal, this.#connected ? "reset" : "connect");
+    let message = text;
+    if (why === "connect" || why === "reset") {
+      const exhausted = exhaustionOf(text);
+      if (exhausted !== null) {
+        why = "exhausted";
+        message = exhausted;
+      } else if (e instanceof ProtocolError) why = "protocol";
+      else message = plainText(text);
+    }
+    this.#sink!.fail(why, message, at);
     this.#end();
   }
 
@@ -448,7 +472,10 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
       const list = idle.get(o.key);
       while (list && list.length > 0) {
         const c = list.pop()!;
-        if (!c.closed) return c;
+        if (!c.closed) {
+          c.take();
+          return c;
+        }
       }
       return undefined;
     },
@@ -458,6 +485,7 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
         return;
       }
       c.idle();
+      c.watch();
       let list = idle.get(o.key);
       if (!list) idle.set(o.key, list = []);
       list.push(c);

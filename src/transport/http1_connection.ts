@@ -103,6 +103,13 @@ export class Connection {
   closed = false;
   /** Requests answered on this connection (0 = fresh). */
   uses = 0;
+  /**
+   * The read started when the connection went idle (`watch`): it tells at once when the server
+   * closes or resets an idle connection, and it is the next request's first read of its answer.
+   */
+  pending: Promise<number | null> | null = null;
+  /** Idle in its transport's pool: a read that ends now ends the connection (`watch`). */
+  pooled = false;
   #own: Uint8Array;
   #pool: LentBuffers;
   /** `buf` is lent by the pool. */
@@ -187,6 +194,39 @@ export class Connection {
   idle(): void {
     if (this.#lent && this.start === this.end) this.#giveBack();
   }
+
+  /**
+   * Puts the connection in its pool: a read starts now, so that a server closing it (FIN or RST,
+   * as uvicorn does after 5 s idle) or sending anything while no request is on it closes it at
+   * once, before any request is written on it. The next request takes over that read as the first
+   * of its answer (`takePending`): no read is added per request.
+   */
+  watch(): void {
+    this.pooled = true;
+    const pending = this.read();
+    this.pending = pending;
+    pending.then(this.#onIdleEnd, this.#onIdleEnd);
+  }
+
+  /** A request takes the connection out of its pool. */
+  take(): void {
+    this.pooled = false;
+  }
+
+  /** The read started while idle, for the request that took the connection; null if none. */
+  takePending(): Promise<number | null> | null {
+    const pending = this.pending;
+    this.pending = null;
+    return pending;
+  }
+
+  /** The idle read ended while the connection was still idle: closed (the pool skips it). */
+  #onIdleEnd = (): void => {
+    if (this.pooled) {
+      this.pending = null;
+      this.close();
+    }
+  };
 
   /** Back to the own buffer, with the unread bytes (which fit in it); the lent one returns. */
   #giveBack(): void {

@@ -47,6 +47,17 @@ function headEnd(buf: Uint8Array, from: number, to: number): number {
   return -1;
 }
 
+/**
+ * The error of an answer with a `Content-Encoding` (the request asked for `identity`): an answer
+ * is read as it comes, never decoded, on either transport (docs/errors.md).
+ */
+export function encodedAnswer(encoding: string): ProtocolError {
+  return new ProtocolError(
+    `the answer is encoded (Content-Encoding: ${encoding.slice(0, 20)}) though the request ` +
+      `asked for identity`,
+  );
+}
+
 /** Parses the status line and headers in `text` (without the final blank line). */
 function parseHead(text: string): Head {
   const lines = text.split(/\r?\n/);
@@ -82,11 +93,17 @@ function parseHead(text: string): Head {
       case "content-length": {
         const n = Number(value);
         if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
-          throw new ProtocolError(`bad Content-Length: ${JSON.stringify(value)}`);
+          throw new ProtocolError(`bad Content-Length: ${JSON.stringify(value.slice(0, 40))}`);
+        }
+        if (head.contentLength >= 0 && head.contentLength !== n) {
+          throw new ProtocolError("two differing Content-Length headers");
         }
         head.contentLength = n;
         break;
       }
+      case "content-encoding":
+        if (value !== "" && value.toLowerCase() !== "identity") throw encodedAnswer(value);
+        break;
       case "transfer-encoding":
         if (value.toLowerCase().split(",").map((s) => s.trim()).includes("chunked")) {
           head.chunked = true;

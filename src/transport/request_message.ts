@@ -22,6 +22,8 @@ interface HeaderName {
   own: boolean;
   host: boolean;
   auth: boolean;
+  /** `Accept-Encoding`: the caller's value is sent instead of `identity`. */
+  encoding: boolean;
   /** The last value checked for this name: the same string again is not checked again. */
   valid: string | null;
 }
@@ -43,6 +45,7 @@ function headerName(name: string): HeaderName | null {
         own: OWN_HEADERS.has(lower),
         host: lower === "host",
         auth: lower === "authorization",
+        encoding: lower === "accept-encoding",
         valid: null,
       }
       : null;
@@ -70,6 +73,11 @@ function invalidHeader(name: string): TypeError {
 }
 
 const CONTENT_LENGTH = encoder.encode("content-length: ");
+/**
+ * Sent unless the caller gives an `Accept-Encoding`: answers are read as they come, never
+ * decoded, on either transport (an encoded answer is a protocol error, docs/errors.md).
+ */
+const IDENTITY = encoder.encode("accept-encoding: identity\r\n");
 
 /** The header names' bytes and values `requestMessage` writes, noted while it checks them. */
 const headerLeads: Uint8Array[] = [];
@@ -196,6 +204,7 @@ export function requestMessage(
   let size = target.line.length;
   let hasHost = false;
   let hasAuth = false;
+  let hasEncoding = false;
   let count = 0;
   let given = 0;
   for (const name in headers) {
@@ -210,6 +219,7 @@ export function requestMessage(
     }
     if (info.host) hasHost = true;
     if (info.auth) hasAuth = true;
+    if (info.encoding) hasEncoding = true;
     size += info.lead.length + value.length + 2;
     headerLeads[count] = info.lead;
     headerPlaces[count] = given - 1;
@@ -218,6 +228,7 @@ export function requestMessage(
   const auth = hasAuth ? null : target.authLine;
   if (!hasHost) size += target.hostLine.length;
   if (auth !== null) size += auth.length;
+  if (!hasEncoding) size += IDENTITY.length;
   const length = String(bodyBytes.length);
   size += CONTENT_LENGTH.length + length.length + 4;
 
@@ -251,6 +262,7 @@ export function requestMessage(
   }
   if (!hasHost) at = putBytes(out, at, target.hostLine);
   if (auth !== null) at = putBytes(out, at, auth);
+  if (!hasEncoding) at = putBytes(out, at, IDENTITY);
   at = putBytes(out, at, CONTENT_LENGTH);
   if (kept) {
     last.lengthAt = at;

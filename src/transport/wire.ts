@@ -33,11 +33,13 @@ export interface ResponseHead {
 }
 
 /**
- * Why a request failed, as the transport saw it: it could not connect or send (or the server
- * closed before answering), the connection was lost after the answer began, the request's
- * timeout passed, the server's bytes were not HTTP, or the caller's signal aborted it.
+ * Why a request failed, as the transport saw it, the same on every transport (docs/errors.md):
+ * no connection could be made (`connect`); the client itself ran out of file descriptors, buffers
+ * or local ports (`exhausted`); the connection was closed or reset once made, before the answer
+ * was whole (`reset`); the request's timeout passed; the server's bytes were not valid HTTP
+ * (`protocol`); or the caller's signal aborted it.
  */
-export type WireFailure = "connect" | "reset" | "timeout" | "protocol" | "aborted";
+export type WireFailure = "connect" | "exhausted" | "reset" | "timeout" | "protocol" | "aborted";
 
 /** Where a body's content goes, a read at a time. */
 export interface BodySink {
@@ -109,6 +111,45 @@ export function errorText(e: unknown): string {
     return e.message || e.name;
   }
   return String(e);
+}
+
+/** System errors that mean the client, not the server, ran out of something; checked in order. */
+const EXHAUSTION: readonly [RegExp, string][] = [
+  [
+    /\bENFILE\b|too many open files in (the )?system|os error 23\b/i,
+    "too many open files in the system (ENFILE)",
+  ],
+  [/\bEMFILE\b|too many open files|os error 24\b/i, "too many open files (EMFILE)"],
+  [/\bENOBUFS\b|no buffer space|os error 105\b/i, "no buffer space available (ENOBUFS)"],
+  [
+    /\bEADDRNOTAVAIL\b|cannot assign requested address|address not available|os error 99\b/i,
+    "no local address or port left (EADDRNOTAVAIL)",
+  ],
+];
+
+/**
+ * The client-side exhaustion an error's text names (EMFILE, ENFILE, ENOBUFS, EADDRNOTAVAIL), said
+ * the same way whatever the transport; null for any other error.
+ */
+export function exhaustionOf(text: string): string | null {
+  for (const [re, said] of EXHAUSTION) if (re.test(text)) return said;
+  return null;
+}
+
+/**
+ * An error's text without what differs from one connection to the next (the client's addresses
+ * and ports, fetch's request preamble), so that identical failures read the same and are counted
+ * as one group in `error_summary`.
+ */
+export function plainText(text: string): string {
+  // fetch chains its causes as `...(Kind): cause`: the last cause says what happened.
+  const last = text.lastIndexOf("): ");
+  let t = last >= 0 ? text.slice(last + 3) : text;
+  t = t.replace(/\s*\bfrom \S+/g, "")
+    .replace(/\[[0-9a-f:.%]+\](:\d+)?/gi, "<address>")
+    .replace(/\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/g, "<address>")
+    .trim();
+  return t || "connection failed";
 }
 
 /**

@@ -36,7 +36,7 @@ Deno.test("errors the user can fix have their own codes; anything else is not hi
 });
 
 Deno.test("a run's exit code: failure, then interruption, threshold, every request failed", () => {
-  assert.deepEqual(runExitCode(clean, names), { code: ExitCode.OK, error: null });
+  assert.deepEqual(runExitCode(clean, names), { code: ExitCode.OK, error: null, warning: null });
   const allFailed = { ...clean, errors: 10, errorTypes: new Set(["ConnectionError"]) };
   const unreachable = runExitCode(allFailed, names);
   assert.equal(unreachable.code, ExitCode.UNREACHABLE);
@@ -47,15 +47,35 @@ Deno.test("a run's exit code: failure, then interruption, threshold, every reque
   assert.equal(tripped.code, ExitCode.FAILED_THRESHOLD);
   assert.match(tripped.error ?? "", /--failed-request-threshold 0\.5/);
   const stopped = { ...allFailed, thresholdTripped: true, interrupted: true };
-  assert.deepEqual(runExitCode(stopped, names), { code: ExitCode.INTERRUPTED, error: null });
+  assert.deepEqual(runExitCode(stopped, names), {
+    code: ExitCode.INTERRUPTED,
+    error: null,
+    warning: null,
+  });
   assert.deepEqual(runExitCode({ ...stopped, signal: "SIGTERM" }, names), {
     code: ExitCode.TERMINATED,
     error: null,
+    warning: null,
   });
   assert.deepEqual(runExitCode({ ...stopped, failure: "Worker 0 failed: boom" }, names), {
     code: ExitCode.RUN_FAILED,
     error: "Worker 0 failed: boom",
+    warning: null,
   });
   // Nothing completed is not "every request failed".
   assert.equal(runExitCode({ ...clean, completed: 0 }, names).code, ExitCode.OK);
+});
+
+Deno.test("a client out of file descriptors is not an unreachable server: exit 1 and a warning with the fix", () => {
+  const exhausted = {
+    ...clean,
+    errors: 10,
+    errorTypes: new Set(["ClientResourceExhausted", "ConnectionError"]),
+  };
+  const all = runExitCode(exhausted, names);
+  assert.equal(all.code, ExitCode.RUN_FAILED);
+  assert.match(all.warning ?? "", /ulimit -n.*--concurrency/);
+  const some = runExitCode({ ...exhausted, errors: 3 }, names);
+  assert.equal(some.code, ExitCode.OK);
+  assert.match(some.warning ?? "", /ran out of file descriptors/);
 });

@@ -421,10 +421,10 @@ Deno.test("http1: a head too large, or cut off by the server, is an error record
     ],
     "closed in the head": [
       "HTTP/1.1 200 OK\r\ncontent-",
-      "ConnectionError",
+      "ConnectionReset",
       /middle of the headers/,
     ],
-    "closed without an answer": ["", "ConnectionError", /without answering/],
+    "closed without an answer": ["", "ConnectionReset", /without answering/],
   };
   let next = "";
   const srv = rawServer(async (conn) => {

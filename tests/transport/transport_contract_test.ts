@@ -9,6 +9,7 @@ import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import type { Endpoint } from "../../src/endpoints/types.ts";
 import { bodyBytes, packBodies } from "../../src/load/packed.ts";
 import { setPlainPaths } from "../../src/util/fast_paths.ts";
+import { writeAll } from "../../src/util/bytes.ts";
 
 const enc = new TextEncoder();
 
@@ -151,8 +152,11 @@ function rawServer(answer: (conn: Deno.Conn) => Promise<void>): {
   };
 }
 
-/** Reads one request (head and Content-Length body) off a raw connection; false at EOF. */
-async function readRequest(conn: Deno.Conn): Promise<boolean> {
+/**
+ * Reads one request (head, and a Content-Length or chunked body) off a raw connection; false at
+ * EOF. Its head goes to `heads` when given.
+ */
+async function readRequest(conn: Deno.Conn, heads?: string[]): Promise<boolean> {
   const buf = new Uint8Array(65536);
   let got = "";
   for (;;) {
@@ -161,8 +165,14 @@ async function readRequest(conn: Deno.Conn): Promise<boolean> {
     got += new TextDecoder().decode(buf.subarray(0, n));
     const at = got.indexOf("\r\n\r\n");
     if (at === -1) continue;
-    const len = Number(/content-length: *(\d+)/i.exec(got)?.[1] ?? 0);
-    if (got.length - at - 4 >= len) return true;
+    const head = got.slice(0, at);
+    const done = /transfer-encoding: *chunked/i.test(head)
+      ? got.indexOf("0\r\n\r\n", at + 4) !== -1
+      : got.length - at - 4 >= Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (done) {
+      heads?.push(head);
+      return true;
+    }
   }
 }
 
@@ -571,7 +581,7 @@ for (const plain of [false, true]) {
       }
     });
 
-    test(name("a whole body cut short is a ConnectionError"), async () => {
+    test(name("a whole body cut short is a ConnectionReset"), async () => {
       const t = subject.make([]);
       const srv = rawServer(async (conn) => {
         await readRequest(conn);
@@ -583,8 +593,147 @@ for (const plain of [false, true]) {
       });
       try {
         const r = await t.send(opts(srv.url, { streaming: false }));
-        assert.equal(r.error?.type, "ConnectionError");
+        assert.equal(r.error?.type, "ConnectionReset");
         assert.equal(r.httpStatus, 200);
+      } finally {
+        t.close();
+        await srv.close();
+      }
+    });
+
+    test(
+      name(
+        "one request on the wire: a kept-alive connection reset after the request was read fails it, never resends it",
+      ),
+      async () => {
+        let requests = 0;
+        const json = JSON.stringify({ choices: [{ message: { content: "x" } }] });
+        const srv = rawServer(async (conn) => {
+          // The first request is answered and the connection kept; the second is read, then the
+          // connection closed without a byte.
+          if (!await readRequest(conn)) return;
+          requests++;
+          await conn.write(enc.encode(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\n\r\n${json}`,
+          ));
+          if (await readRequest(conn)) requests++;
+          conn.close();
+        });
+        const t = subject.make([]);
+        try {
+          const first = await t.send(opts(srv.url, { streaming: false }));
+          assert.equal(first.error, null);
+          const second = await t.send(opts(srv.url, { streaming: false }));
+          assert.equal(second.error?.type, "ConnectionReset", JSON.stringify(second.error));
+          // Nothing that differs from one connection to the next is in the message.
+          assert.doesNotMatch(second.error!.message, /127\.0\.0\.1|:\d{4,5}\b/);
+          await new Promise((r) => setTimeout(r, 50));
+          assert.equal(requests, 2);
+        } finally {
+          t.close();
+          await srv.close();
+        }
+      },
+    );
+
+    test(name("an idle kept-alive connection the server closed is not written on"), async () => {
+      let requests = 0;
+      const json = JSON.stringify({ choices: [{ message: { content: "x" } }] });
+      const srv = rawServer(async (conn) => {
+        if (!await readRequest(conn)) return;
+        requests++;
+        // Keep-alive claimed, then closed once idle (as uvicorn does after 5 s).
+        await conn.write(enc.encode(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\n\r\n${json}`,
+        ));
+        await new Promise((r) => setTimeout(r, 10));
+        conn.close();
+      });
+      const t = subject.make([]);
+      try {
+        for (let i = 0; i < 3; i++) {
+          const r = await t.send(opts(srv.url, { streaming: false }));
+          assert.equal(r.error, null, `request ${i}: ${JSON.stringify(r.error)}`);
+          await new Promise((r) => setTimeout(r, 60));
+        }
+        assert.equal(requests, 3);
+      } finally {
+        t.close();
+        await srv.close();
+      }
+    });
+
+    test(name("a redirect is not followed: the 3xx is an HTTPError"), async () => {
+      let requests = 0;
+      const srv = serve((req) => {
+        requests++;
+        return new Response(null, {
+          status: 307,
+          headers: { location: new URL(req.url).pathname },
+        });
+      });
+      const t = subject.make([]);
+      try {
+        const r = await t.send(opts(srv.url, { streaming: false }));
+        assert.equal(r.error?.type, "HTTPError");
+        assert.equal(r.error?.code, 307);
+        assert.equal(requests, 1);
+      } finally {
+        t.close();
+        await srv.close();
+      }
+    });
+
+    test(name("identity is asked for, and an encoded answer is an InvalidResponse"), async () => {
+      const heads: string[] = [];
+      const srv = rawServer(async (conn) => {
+        if (!await readRequest(conn, heads)) return;
+        await conn.write(enc.encode(
+          "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\n" +
+            "content-length: 4\r\nconnection: close\r\n\r\nabcd",
+        ));
+        conn.close();
+      });
+      const t = subject.make([]);
+      try {
+        const r = await t.send(opts(srv.url, { streaming: false }));
+        assert.equal(r.error?.type, "InvalidResponse", JSON.stringify(r.error));
+        assert.match(r.error!.message, /Content-Encoding: gzip/);
+        assert.match(heads[0], /accept-encoding: identity/i);
+      } finally {
+        t.close();
+        await srv.close();
+      }
+    });
+
+    test(name("a single 10 MB event, in 1 KB chunks, is read whole"), async () => {
+      const text = "token ".repeat(10 * 1024 * 1024 / 6);
+      const body = enc.encode(chunk(text) + DONE);
+      const srv = rawServer(async (conn) => {
+        if (!await readRequest(conn)) return;
+        await writeAll(
+          conn,
+          enc.encode(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
+          ),
+        );
+        for (let i = 0; i < body.length; i += 1024) {
+          const part = body.subarray(i, i + 1024);
+          await writeAll(conn, enc.encode(`${part.length.toString(16)}\r\n`));
+          await writeAll(conn, part);
+          await writeAll(conn, enc.encode("\r\n"));
+        }
+        await writeAll(conn, enc.encode("0\r\n\r\n"));
+        await readRequest(conn);
+        conn.close();
+      });
+      const t = subject.make([]);
+      try {
+        // The timeout only catches a hang: reading costs time linear in the event's size.
+        const r = await t.send(opts(srv.url, { timeoutMs: 60_000 }));
+        assert.equal(r.error, null, JSON.stringify(r.error));
+        assert.equal(r.outputText.length, text.length);
+        assert.ok(r.outputText === text);
       } finally {
         t.close();
         await srv.close();
