@@ -494,6 +494,9 @@ export class RecordWriter {
     try {
       while (off < data.length) off += this.#file.writeSync(data.subarray(off));
     } catch (e) {
+      // The part that went out before the failure may hold whole lines: they stay.
+      const nl = data.subarray(0, off).lastIndexOf(10);
+      if (nl >= 0) this.#wholeBytes = this.#fileBytes + nl + 1;
       this.#fileBytes += off;
       throw this.#fail(e);
     }
