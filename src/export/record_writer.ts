@@ -532,11 +532,18 @@ export class RecordWriter {
    */
   close(): void {
     if (this.#closed) return;
+    let thrown: unknown = null;
     try {
       this.flush();
+    } catch (e) {
+      thrown = e;
     } finally {
       this.#closed = true;
       this.#file.close();
+    }
+    // A failed write told to onError is not thrown again.
+    if (thrown !== null && !(thrown instanceof ArtifactError && this.#onError !== undefined)) {
+      throw thrown;
     }
     this.#rethrow();
   }
