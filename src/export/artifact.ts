@@ -92,8 +92,17 @@ export async function writeArtifact(path: string, text: string): Promise<void> {
     await Deno.writeTextFile(path, text);
   } catch (e) {
     const failure = writeFailure(path, e);
-    if (failure instanceof ArtifactError) await Deno.remove(path).catch(() => {});
+    if (failure instanceof ArtifactError) await removeFile(path);
     throw failure;
+  }
+}
+
+/** Removes `path` if it is a file (what a failed write left of it); anything else stays. */
+async function removeFile(path: string): Promise<void> {
+  try {
+    if ((await Deno.lstat(path)).isFile) await Deno.remove(path);
+  } catch {
+    // Nothing there, or it cannot be removed: the error already says the file is not written.
   }
 }
 

@@ -5,7 +5,9 @@
 
 import assert from "node:assert/strict";
 import { ArtifactError } from "../../src/export/artifact.ts";
-import { type RecordFile, RecordWriter } from "../../src/export/record_writer.ts";
+import { type RecordFile, recordLine, RecordWriter } from "../../src/export/record_writer.ts";
+import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
+import { record, wordTokenizer } from "../metrics/_records.ts";
 
 const PATH = "run/profile_export.jsonl";
 
@@ -131,6 +133,34 @@ Deno.test("RecordWriter: lines that fit the buffer reach the file whole, each wr
   for (const l of LINES) w.writeLine(l);
   w.close();
   assert.equal(file.text(), FULL);
+  assert.ok(file.writes.length > 10);
+  let at = 0;
+  const bytes = new Uint8Array(file.bytes);
+  for (const n of file.writes) {
+    at += n;
+    assert.equal(bytes[at - 1], 10, `a write ended mid-line at byte ${at}`);
+  }
+});
+
+Deno.test("RecordWriter: a record's line built piece by piece goes out whole when it fits", () => {
+  const ctx = { inputTokens: 100, tokenizer: wordTokenizer, streaming: true };
+  const recs = Array.from({ length: 60 }, (_, i) =>
+    record({
+      requestId: `req-${i}`,
+      startNs: 1_762_551_534_797_067_827n + BigInt(i) * 1_000_000n,
+      ackNs: 10_000 + i,
+      endNs: 3_000_000 + i * 1000,
+      responseNs: Array.from({ length: 1 + (i % 30) }, (_, k) => 20_000 + k * 1_000 + i),
+      responseReasoning: Array.from({ length: 1 + (i % 30) }, () => false),
+      outputText: "a b c ".repeat(1 + (i % 30)),
+    }));
+  const lines = recs.map((r) => recordLine(r, computeRecordMetrics(r, ctx)));
+  const longest = Math.max(...lines.map((l) => l.length));
+  const file = new FullDisk(Infinity);
+  const w = RecordWriter.onFile(file, PATH, { flushMs: 60_000, maxBufferBytes: longest + 200 });
+  for (const r of recs) w.write(r, computeRecordMetrics(r, ctx));
+  w.close();
+  assert.equal(file.text(), lines.map((l) => l + "\n").join(""));
   assert.ok(file.writes.length > 10);
   let at = 0;
   const bytes = new Uint8Array(file.bytes);
