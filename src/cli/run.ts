@@ -65,7 +65,7 @@ export interface Planned {
  * Plans the run (src/plan/), loads the tokenizer and SLOs, and checks the artifact directory; a
  * bad option throws a `ConfigError` here, before the API or a Worker exists and before anything
  * is sent, and an artifact directory that cannot be written an `ArtifactError` (its exit codes
- * are in exit_codes.ts). The run's directory is created here; nothing else is.
+ * are in exit_codes.ts). Nothing is left created: `start` creates the run's directory.
  */
 export async function planStep(input: RunInput): Promise<Planned> {
   const { config, target, io } = input;

@@ -125,11 +125,24 @@ async function fileInTheWay(path: string): Promise<string | null> {
   }
 }
 
+/** The outermost of `path` and its parents that does not exist (mkdir would create), or null. */
+async function firstMissing(path: string): Promise<string | null> {
+  let missing: string | null = null;
+  for (let p = path;; p = dirname(p)) {
+    // A path that cannot be looked at counts as there: nothing above it is removed.
+    if (await statOrNull(p).catch(() => undefined) !== null) return missing;
+    missing = p;
+    if (dirname(p) === p) return missing;
+  }
+}
+
 /**
  * Makes sure the run's artifacts can be written, before anything is sent: `runDir` (inside
- * `artifactDir`, the directory the user named) exists as a directory or is created, and a probe
- * file can be created, written and removed in it. Throws an {@link ArtifactError} whose kind
- * says what is wrong, naming the path; Deno's permission refusal is thrown as it is.
+ * `artifactDir`, the directory the user named) exists as a directory or can be created, and a
+ * probe file can be created, written and removed in it. What the check creates it removes: a
+ * run that never starts (the server never ready) leaves no directory. Throws an
+ * {@link ArtifactError} whose kind says what is wrong, naming the path; Deno's permission
+ * refusal is thrown as it is.
  */
 export async function checkArtifactDir(artifactDir: string, runDir: string): Promise<void> {
   for (const p of [artifactDir, runDir]) {
@@ -142,6 +155,16 @@ export async function checkArtifactDir(artifactDir: string, runDir: string): Pro
       );
     }
   }
+  const created = await firstMissing(runDir);
+  try {
+    await probeDir(runDir);
+  } finally {
+    if (created !== null) await Deno.remove(created, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Creates `runDir` and a probe file in it, and removes the probe; see {@link checkArtifactDir}. */
+async function probeDir(runDir: string): Promise<void> {
   try {
     await Deno.mkdir(runDir, { recursive: true });
   } catch (e) {

@@ -44,15 +44,18 @@ Deno.test("writeFailure: OS errors become ArtifactErrors; Deno's refusal and bug
   assert.equal(writeFailure("a/b.json", bug), bug);
 });
 
-Deno.test("checkArtifactDir: creates missing parents, leaves no probe behind", async () => {
+Deno.test("checkArtifactDir: missing parents are fine, and the check leaves nothing behind", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const runDir = join(dir, "a", "b", "run");
     await checkArtifactDir(join(dir, "a"), runDir);
-    assert.ok((await Deno.stat(runDir)).isDirectory);
-    assert.deepEqual(await Array.fromAsync(Deno.readDir(runDir)), []);
-    // An existing directory is fine too.
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir)), []);
+    // An existing directory is fine too, and keeps what it holds, without a probe.
+    await Deno.mkdir(runDir, { recursive: true });
+    await Deno.writeTextFile(join(runDir, "old.txt"), "x");
     await checkArtifactDir(join(dir, "a"), runDir);
+    const names = (await Array.fromAsync(Deno.readDir(runDir))).map((e) => e.name);
+    assert.deepEqual(names, ["old.txt"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
