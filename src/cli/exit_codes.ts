@@ -5,6 +5,7 @@
 
 import { ConfigError } from "../config/parse.ts";
 import { DatasetError } from "../dataset/types.ts";
+import { ArtifactError, type ArtifactFailure } from "../export/artifact.ts";
 
 /** Exit codes, documented in the README; scripts rely on them. */
 export const ExitCode = {
@@ -17,10 +18,21 @@ export const ExitCode = {
   BAD_DATASET: 3,
   /** The server could not be reached at all. */
   UNREACHABLE: 4,
-  /** A permission the run needs was not granted (`deno run` without the right --allow flag). */
+  /**
+   * A permission the run needs was not granted (`deno run` without the right --allow flag):
+   * Deno's sandbox refused, not the operating system.
+   */
   PERMISSION: 5,
   /** `--failed-request-threshold` was passed: the run was aborted early. */
   FAILED_THRESHOLD: 6,
+  /** An artifact could not be written (disk full, I/O error): the run stopped issuing. */
+  ARTIFACT_WRITE: 20,
+  /** The artifact directory is a file. */
+  ARTIFACT_DIR_IS_FILE: 21,
+  /** The artifact directory cannot be created or written (under a file, read-only). */
+  ARTIFACT_DIR_CANNOT_CREATE: 22,
+  /** The operating system refused to create or write the artifacts (file permissions). */
+  ARTIFACT_DIR_DENIED: 23,
   /** Ctrl+C (SIGINT, 128 + 2): artifacts hold what finished. */
   INTERRUPTED: 130,
   /** SIGTERM (128 + 15, the shells' convention for a process ended by it): as INTERRUPTED. */
@@ -38,13 +50,23 @@ export function signalExitCode(signal?: StopSignal): number {
   return signal === "SIGTERM" ? ExitCode.TERMINATED : ExitCode.INTERRUPTED;
 }
 
+/** The exit code of each kind of artifact failure. */
+const ARTIFACT_CODES: Record<ArtifactFailure, number> = {
+  write: ExitCode.ARTIFACT_WRITE,
+  is_file: ExitCode.ARTIFACT_DIR_IS_FILE,
+  cannot_create: ExitCode.ARTIFACT_DIR_CANNOT_CREATE,
+  denied: ExitCode.ARTIFACT_DIR_DENIED,
+};
+
 /**
- * The code for an error that ends a command before or outside a run: a config, dataset or
- * permission error is the user's to fix, told in one line; null for anything else (a bug).
+ * The code for an error that ends a command before or outside a run: a config, dataset,
+ * artifact or permission error is the user's to fix, told in one line; null for anything else
+ * (a bug).
  */
 export function errorExitCode(e: unknown): number | null {
   if (e instanceof ConfigError) return ExitCode.BAD_CONFIG;
   if (e instanceof DatasetError) return ExitCode.BAD_DATASET;
+  if (e instanceof ArtifactError) return ARTIFACT_CODES[e.kind];
   if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
     return ExitCode.PERMISSION;
   }
@@ -55,6 +77,8 @@ export function errorExitCode(e: unknown): number | null {
 export interface RunEnd {
   /** The run itself failed (a Worker died); its message, secrets already removed. */
   failure: string | null;
+  /** An artifact could not be written: the line that says which and why; absent: none. */
+  artifactFailure?: string | null;
   interrupted: boolean;
   /** The signal that interrupted the run (SIGINT when not said): it picks the code. */
   signal?: StopSignal;
@@ -77,7 +101,8 @@ export const CLIENT_EXHAUSTED = "ClientResourceExhausted";
 
 /**
  * The exit code of a finished run, the error line that explains it (null for none) and a warning
- * line (null for none), in this order: the run failed, it was interrupted, the failure threshold
+ * line (null for none), in this order: the run failed, an artifact could not be written, it was
+ * interrupted, the failure threshold
  * tripped, every request failed (unreachable only when no request could connect: every failure
  * is `ConnectionError`). Requests the client had no resources for (EMFILE and the like) are the
  * client's fault: the warning says so and how to fix it, whatever the code (docs/errors.md).
@@ -100,6 +125,7 @@ function exitOf(
   names: { failedRequestThreshold?: number; baseUrl: string },
 ): { code: number; error: string | null } {
   if (end.failure !== null) return { code: ExitCode.RUN_FAILED, error: end.failure };
+  if (end.artifactFailure) return { code: ExitCode.ARTIFACT_WRITE, error: end.artifactFailure };
   if (end.interrupted) return { code: signalExitCode(end.signal), error: null };
   if (end.thresholdTripped) {
     return {

@@ -1,7 +1,7 @@
 /**
  * Runs one benchmark in four steps, each a function below: `planStep` works out everything
- * (src/plan/) and finds every config error before anything exists; `start` creates the artifact
- * directory, the live API and the Worker pool; `runPhases` runs warmup and profiling, turning
+ * (src/plan/), finds every config error and checks that the artifact directory can be written,
+ * before anything is sent; `start` opens the artifacts, the live API and the Worker pool; `runPhases` runs warmup and profiling, turning
  * arriving records into metrics and artifact lines; `finish` writes the summary — also after
  * Ctrl+C — and decides the exit code (`exit_codes.ts`).
  */
@@ -11,6 +11,7 @@ import type { ProfileConfig } from "../config/options.ts";
 import { redactText } from "../config/redact.ts";
 import type { Dataset } from "../dataset/types.ts";
 import type { Endpoint } from "../endpoints/types.ts";
+import { checkArtifactDir, writeFailure } from "../export/artifact.ts";
 import { Results, type ResultsOptions, type RunOutcome } from "../export/results.ts";
 import { WorkerPool } from "../load/pool.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
@@ -66,8 +67,10 @@ export interface Planned {
 }
 
 /**
- * Plans the run (src/plan/) and loads the tokenizer and SLOs; a bad option throws a
- * `ConfigError` here, before the artifact directory, the API or a Worker exists.
+ * Plans the run (src/plan/), loads the tokenizer and SLOs, and checks the artifact directory; a
+ * bad option throws a `ConfigError` here, before the API or a Worker exists and before anything
+ * is sent, and an artifact directory that cannot be written an `ArtifactError` (its exit codes
+ * are in exit_codes.ts). Nothing is left created: `start` creates the run's directory.
  */
 export async function planStep(input: RunInput): Promise<Planned> {
   const { config, target, io } = input;
@@ -81,6 +84,7 @@ export async function planStep(input: RunInput): Promise<Planned> {
   });
   const metrics = await metricsSetup(config);
   if (config.verbose) io.stderr(describePlan(plan, redactText(target.url, target.secrets)));
+  await checkArtifactDir(config.artifactDir, plan.runDir);
   return { plan, metrics };
 }
 
@@ -217,6 +221,8 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   // A signal while the run started is not lost: the run stops before its first phase.
   if (io.signal?.aborted) onSoft();
   if (io.hardSignal?.aborted) onHard();
+  // An artifact that cannot be written stops the run as Ctrl+C does; `finish` says why.
+  results.onWriteFailure(() => runner ? runner.stop() : pool.stopIssuing());
   let current = plan.phases[0];
   const stopProgress = startProgress(progressMode(config), io.isTerminal, io.stderr, () => ({
     control: pool.control,
@@ -227,7 +233,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   end.startNs = nowNs();
   try {
     for (const spec of plan.phases) {
-      if (end.interrupted) break;
+      if (end.interrupted || results.writeFailure) break;
       current = spec;
       state.watch({
         phase: spec.plan.phase,
@@ -280,12 +286,21 @@ async function finish(
   io.stdout(resultText(config, summary));
   io.stderr(`artifacts: ${plan.runDir}\n`);
   for (const w of summary.warnings) io.stderr(`${w}\n`);
-  if (config.report) {
+  let artifactFailure = writeFailureLine(summary);
+  if (config.report && artifactFailure === null) {
     const { writeReport } = await import("../report/write.ts");
-    io.stderr(`report: ${await writeReport([plan.runDir], join(plan.runDir, "report.html"))}\n`);
+    const path = join(plan.runDir, "report.html");
+    try {
+      io.stderr(`report: ${await writeReport([plan.runDir], path)}\n`);
+    } catch (e) {
+      const failure = writeFailure(path, e);
+      if (failure === e) throw e;
+      artifactFailure = (failure as Error).message;
+    }
   }
   const { code, error, warning } = runExitCode({
     ...summary,
+    artifactFailure,
     failure: ended.failure && redactText(ended.failure.message, target.secrets),
     interrupted: ended.interrupted,
     signal: ended.signal,
@@ -294,7 +309,8 @@ async function finish(
   if (warning !== null) io.stderr(`${warning}\n`);
   if (error !== null) io.stderr(`error: ${error}\n`);
   run.state.finish(
-    ended.failure || code === ExitCode.RUN_FAILED || code === ExitCode.UNREACHABLE
+    ended.failure || code === ExitCode.RUN_FAILED || code === ExitCode.UNREACHABLE ||
+      code === ExitCode.ARTIFACT_WRITE
       ? "failed"
       : ended.interrupted
       ? "cancelled"
@@ -308,6 +324,22 @@ async function finish(
 }
 
 /**
+ * The line that explains a failed artifact write: the file and the cause, and whether the
+ * summary of what finished could still be written; null when every write succeeded.
+ */
+function writeFailureLine(summary: RunOutcome): string | null {
+  const failure = summary.writeFailure;
+  if (failure === null) return null;
+  // A summary file that did not fit: the records file is whole.
+  if (!failure.path.endsWith("profile_export.jsonl")) return failure.message;
+  const n = summary.completed;
+  return `${failure.message}; the run stopped; ${
+    summary.summaryWritten
+      ? `the summary of the ${n} request${n === 1 ? "" : "s"} that finished was written`
+      : "the summary could not be written either"
+  }`;
+}
+
  * Scrapers get a last look at the final numbers (`--api-linger-seconds`), then the API closes;
  * a signal (taken during the run already, or during the linger) ends the linger.
  */

@@ -1,9 +1,12 @@
 /**
  * `profile_export.jsonl`: one line per finished request, appended as it finishes, so that a
- * crash or Ctrl+C leaves every finished request on disk.
+ * crash or Ctrl+C leaves every finished request on disk. The file holds whole lines only: it is
+ * written a whole line at a time where a line fits the buffer, and a failed write (a full disk)
+ * cuts it back to its last complete line.
  */
 
 import { dirname } from "node:path";
+import { ArtifactError, writeFailure } from "./artifact.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { putBytes, putByteString } from "../util/bytes.ts";
 import { fast } from "../util/fast_paths.ts";
@@ -19,271 +22,45 @@ import {
   writeNumbers,
   writeWhole,
 } from "./json_digits.ts";
+import type { RecordMetrics, RecordValues } from "../metrics/definitions.ts";
 import {
-  displayDivisor,
-  METRICS,
-  RECORD_DEFS,
-  type RecordMetrics,
-  type RecordValues,
-} from "../metrics/definitions.ts";
+  buildLine,
+  buildValuesLine,
+  CANCELLATION_TIME_NS,
+  CONVERSATION_ID,
+  encoder,
+  epochNs,
+  ERROR_OPEN,
+  FALSE,
+  INTENDED_START_NS,
+  joint,
+  jsonNumber,
+  LINE_BY_INDEX,
+  LINE_END,
+  lineMetricOf,
+  type LineSink,
+  METRICS_OPEN,
+  NULL,
+  numbersJson,
+  PROCESSOR_PHASE,
+  REQUEST_ACK_NS,
+  REQUEST_END_NS,
+  REQUEST_START_NS,
+  SESSION_NUM,
+  TRUE,
+  TURN_INDEX,
+  WAS_CANCELLED,
+  WORKER_ID,
+  X_CORRELATION_ID,
+  X_REQUEST_ID,
+} from "./record_line.ts";
+
+export { recordLine } from "./record_line.ts";
 
 /** How long a finished line may wait in memory before it is written. */
 const FLUSH_MS = 100;
 /** Bytes buffered before a write. */
 const MAX_BUFFER = 64 * 1024;
-
-/** Encodes the line's text: its constant parts once, and text that is not plain ASCII. */
-const encoder = new TextEncoder();
-
-/** Epoch ns of an offset from the request start, as exact integer digits. */
-function epochNs(start: bigint, offsetNs: number): string {
-  return (start + BigInt(Math.round(offsetNs))).toString();
-}
-
-/** Constant JSON text of a line, with its bytes (ASCII: one byte a character). */
-interface Piece {
-  text: string;
-  bytes: Uint8Array;
-}
-
-function piece(text: string): Piece {
-  return { text, bytes: encoder.encode(text) };
-}
-
-/** How one record metric is written: the JSON text around its value, and its unit divisor. */
-interface LineMetric {
-  /** `"tag":{"value":` */
-  head: Piece;
-  /** `,"tag":{"value":`: the head after another metric. */
-  nextHead: Piece;
-  /** `,"unit":"ms"}` */
-  tail: Piece;
-  /** Base unit over display unit (1 when they are the same). */
-  divisor: number;
-}
-
-/** The metrics a line carries: those with per-request values, by tag. */
-const LINE_METRICS = new Map<string, LineMetric>(
-  METRICS.filter((def) => !def.flags.includes("no_individual_records")).map((def) => [
-    def.tag,
-    {
-      head: piece(`${JSON.stringify(def.tag)}:{"value":`),
-      nextHead: piece(`,${JSON.stringify(def.tag)}:{"value":`),
-      tail: piece(`,"unit":${JSON.stringify(def.displayUnit)}}`),
-      divisor: displayDivisor(def),
-    },
-  ]),
-);
-
-/** The line metrics by position in RECORD_DEFS (`RecordValues`); null for one a line leaves out. */
-const LINE_BY_INDEX: readonly (LineMetric | null)[] = RECORD_DEFS.map((def) =>
-  LINE_METRICS.get(def.tag) ?? null
-);
-
-/** The constant parts of a line, in order. */
-const SESSION_NUM = piece(`{"metadata":{"session_num":`);
-const X_REQUEST_ID = piece(`,"x_request_id":`);
-const X_CORRELATION_ID = piece(`,"x_correlation_id":`);
-const CONVERSATION_ID = piece(`,"conversation_id":`);
-const TURN_INDEX = piece(`,"turn_index":`);
-const REQUEST_START_NS = piece(`,"request_start_ns":`);
-const REQUEST_ACK_NS = piece(`,"request_ack_ns":`);
-const REQUEST_END_NS = piece(`,"request_end_ns":`);
-const WORKER_ID = piece(`,"worker_id":"worker_`);
-// One process measures every record; AIPerf readers expect the field.
-const PROCESSOR_PHASE = piece(`","record_processor_id":"record_processor_0","benchmark_phase":`);
-const WAS_CANCELLED = piece(`,"was_cancelled":`);
-const CANCELLATION_TIME_NS = piece(`,"cancellation_time_ns":`);
-const INTENDED_START_NS = piece(`,"intended_start_ns":`);
-const METRICS_OPEN = piece(`},"metrics":{`);
-const ERROR_OPEN = piece(`},"error":`);
-const LINE_END = piece("}");
-const NULL = piece("null");
-const TRUE = piece("true");
-const FALSE = piece("false");
-
-/**
- * Where a line goes, in pieces. A line is built once, by `buildLine`, for both the string
- * `recordLine` returns and the bytes the writer puts in its buffer.
- */
-interface LineSink {
-  /** Appends constant JSON text. */
-  piece(p: Piece): void;
-  /** Appends JSON text known to be ASCII (digits of a number). */
-  ascii(s: string): void;
-  /** Appends the epoch ns `start + Math.round(offsetNs)` as exact integer digits. */
-  epoch(start: bigint, offsetNs: number): void;
-  /** Appends `s` as a JSON string, quoted and escaped as `JSON.stringify` writes it. */
-  string(s: string): void;
-  /** Appends any JSON text. */
-  text(s: string): void;
-  /** Appends `String(n)`. */
-  int(n: number): void;
-  /** Appends `value / divisor` as JSON writes it (`null` when not finite). */
-  number(value: number, divisor: number): void;
-  /** Appends `values[i] / divisor` for each i as the JSON array `JSON.stringify` writes. */
-  numbers(values: ArrayLike<number>, divisor: number): void;
-}
-
-/** A number as JSON writes it: `null` when it is not finite. */
-function jsonNumber(x: number): string {
-  return Number.isFinite(x) ? "" + x : "null";
-}
-
-/**
- * The line of one record into `out`: `{metadata, metrics, error}` as AIPerf writes it, metrics
- * in display units, in the order `metrics` lists them. Metrics are written directly rather than
- * through an object and `JSON.stringify`, with the same text: numbers as JSON writes them, a
- * list as a JSON array.
- */
-function buildLine(rec: RequestRecord, metrics: RecordMetrics, out: LineSink): void {
-  lineHead(rec, out);
-  let first = true;
-  for (const tag in metrics) {
-    const lm = LINE_METRICS.get(tag);
-    if (lm === undefined) continue;
-    lineMetric(lm, metrics[tag], first, out);
-    first = false;
-  }
-  lineEnd(rec, out);
-}
-
-/**
- * What lies between the values of line metrics `i` and `j` (by position), `i`'s tail and `j`'s
- * head as one piece, made as each pair is first met: a line's metrics are mostly the same from
- * one record to the next, and one piece is copied at about the cost of either of its halves.
- */
-const JOINTS: (Piece | undefined)[] = new Array(LINE_BY_INDEX.length * LINE_BY_INDEX.length);
-
-function joint(i: number, j: number): Piece {
-  const k = i * LINE_BY_INDEX.length + j;
-  return JOINTS[k] ??= piece(LINE_BY_INDEX[i]!.tail.text + LINE_BY_INDEX[j]!.nextHead.text);
-}
-
-/** The line metric at position `i` when `values` has a value there and lines carry it; else null. */
-function lineMetricOf(values: RecordValues, i: number): LineMetric | null {
-  return values[i] === undefined ? null : LINE_BY_INDEX[i];
-}
-
-/** {@link buildLine} for metrics by position (`RecordValues`), in table order. */
-function buildValuesLine(rec: RequestRecord, values: RecordValues, out: LineSink): void {
-  lineHead(rec, out);
-  let prev = -1;
-  for (let i = 0; i < LINE_BY_INDEX.length; i++) {
-    const lm = lineMetricOf(values, i);
-    if (lm === null) continue;
-    const v = values[i]!;
-    out.piece(prev === -1 ? lm.head : joint(prev, i));
-    if (typeof v === "number") out.number(v, lm.divisor);
-    else out.numbers(v, lm.divisor);
-    prev = i;
-  }
-  if (prev !== -1) out.piece(LINE_BY_INDEX[prev]!.tail);
-  lineEnd(rec, out);
-}
-
-/** A line's metadata, up to where its metrics start. */
-function lineHead(rec: RequestRecord, out: LineSink): void {
-  out.piece(SESSION_NUM);
-  out.int(rec.sessionNum);
-  out.piece(X_REQUEST_ID);
-  out.string(rec.requestId);
-  out.piece(X_CORRELATION_ID);
-  out.string(rec.correlationId);
-  out.piece(CONVERSATION_ID);
-  out.string(rec.conversationId);
-  out.piece(TURN_INDEX);
-  out.int(rec.turnIndex);
-  const start = rec.startNs;
-  out.piece(REQUEST_START_NS);
-  out.epoch(start, 0);
-  out.piece(REQUEST_ACK_NS);
-  if (rec.ackNs === null) out.piece(NULL);
-  else out.epoch(start, rec.ackNs);
-  out.piece(REQUEST_END_NS);
-  out.epoch(start, rec.endNs);
-  out.piece(WORKER_ID);
-  out.int(rec.workerId);
-  out.piece(PROCESSOR_PHASE);
-  out.string(rec.phase);
-  out.piece(WAS_CANCELLED);
-  out.piece(rec.cancelled ? TRUE : FALSE);
-  // The request's end is when a cancelled request was cut off.
-  out.piece(CANCELLATION_TIME_NS);
-  if (rec.cancelled) out.epoch(start, rec.endNs);
-  else out.piece(NULL);
-  const intended = rec.intendedStartNs;
-  if (intended !== null) {
-    out.piece(INTENDED_START_NS);
-    // Most requests are meant when they start: the start's digits again.
-    if (intended === start) out.epoch(start, 0);
-    else out.ascii(intended.toString());
-  }
-  out.piece(METRICS_OPEN);
-}
-
-/** One metric of a line, after another unless `first`. */
-function lineMetric(lm: LineMetric, v: number | number[], first: boolean, out: LineSink): void {
-  out.piece(first ? lm.head : lm.nextHead);
-  if (typeof v === "number") out.number(v, lm.divisor);
-  else out.numbers(v, lm.divisor);
-  out.piece(lm.tail);
-}
-
-/** A line's error and its end. */
-function lineEnd(rec: RequestRecord, out: LineSink): void {
-  out.piece(ERROR_OPEN);
-  if (rec.error === null) out.piece(NULL);
-  else {
-    out.text(
-      JSON.stringify({ code: rec.error.code, type: rec.error.type, message: rec.error.message }),
-    );
-  }
-  out.piece(LINE_END);
-}
-
-/** `values[i] / divisor` for each i, as the JSON array `JSON.stringify` writes. */
-function numbersJson(values: ArrayLike<number>, divisor: number): string {
-  const xs = new Array<number>(values.length);
-  for (let i = 0; i < values.length; i++) xs[i] = values[i] / divisor;
-  return JSON.stringify(xs);
-}
-
-/**
- * One line of `profile_export.jsonl` (without the newline): `{metadata, metrics, error}` as
- * AIPerf writes it, metrics in display units. `*_ns` fields are epoch nanoseconds written as
- * exact JSON integers (they exceed what a JSON number read as a double can hold exactly).
- */
-export function recordLine(rec: RequestRecord, metrics: RecordMetrics): string {
-  let line = "";
-  buildLine(rec, metrics, {
-    piece(p) {
-      line += p.text;
-    },
-    ascii(s) {
-      line += s;
-    },
-    epoch(start, offsetNs) {
-      line += epochNs(start, offsetNs);
-    },
-    string(s) {
-      line += JSON.stringify(s);
-    },
-    text(s) {
-      line += s;
-    },
-    int(n) {
-      line += n;
-    },
-    number(value, divisor) {
-      line += jsonNumber(value / divisor);
-    },
-    numbers(values, divisor) {
-      line += numbersJson(values, divisor);
-    },
-  });
-  return line;
-}
 
 /**
  * Bytes a line's fast path may write between two checks of its room: a constant piece (two
@@ -301,6 +78,21 @@ export interface RecordWriterOptions {
   flushMs?: number;
   /** Size of the buffer lines are encoded into; a full one is written at once. Default 64 KiB. */
   maxBufferBytes?: number;
+  /**
+   * Told of the first failed write, also one made by the timer (which has no caller to throw
+   * to). Without it, a timed write's failure is thrown by the next write or by `close()`.
+   */
+  onError?: (e: ArtifactError) => void;
+}
+
+/**
+ * The file a record writer appends to: what it needs of a `Deno.FsFile`, so that a test can
+ * give it a file that fails as a full disk does.
+ */
+export interface RecordFile {
+  writeSync(p: Uint8Array): number;
+  truncateSync(len?: number): void;
+  close(): void;
 }
 
 /**
@@ -310,12 +102,22 @@ export interface RecordWriterOptions {
  * Writes are synchronous so that nothing buffered is lost to an exit right after `close()`.
  */
 export class RecordWriter {
-  #file: Deno.FsFile;
+  #file: RecordFile;
+  #path: string;
   #buf: Uint8Array;
   #used = 0;
+  /** Where in the buffer the line being built starts: what is before it is whole lines. */
+  #lineStart = 0;
+  /** Bytes written to the file, and the length of its whole lines (up to its last newline). */
+  #fileBytes = 0;
+  #wholeBytes = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #flushMs: number;
+  #onError: ((e: ArtifactError) => void) | undefined;
+  /** The failed write, kept: the file takes no more lines after one. */
   #failure: unknown = null;
+  /** Whether the failure is yet to be thrown or told to anyone. */
+  #failureUnseen = false;
   #closed = false;
   #lines = 0;
   /** The last epoch start `#epoch` was given, as whole seconds and the ns past them. */
@@ -323,18 +125,34 @@ export class RecordWriter {
   #startS = 0;
   #startNs = 0;
 
-  private constructor(file: Deno.FsFile, opts: RecordWriterOptions) {
+  private constructor(file: RecordFile, path: string, opts: RecordWriterOptions) {
     this.#file = file;
+    this.#path = path;
     this.#flushMs = opts.flushMs ?? FLUSH_MS;
+    this.#onError = opts.onError;
     // Room for at least a few numbers of a list between writes.
     this.#buf = new Uint8Array(Math.max(2 * MAX_NUMBER_BYTES, opts.maxBufferBytes ?? MAX_BUFFER));
   }
 
   /** Creates (or truncates) the file at `path`, creating its directory. */
   static async open(path: string, opts: RecordWriterOptions = {}): Promise<RecordWriter> {
-    await Deno.mkdir(dirname(path), { recursive: true });
-    const file = await Deno.open(path, { write: true, create: true, truncate: true });
-    return new RecordWriter(file, opts);
+    try {
+      await Deno.mkdir(dirname(path), { recursive: true });
+      const file = await Deno.open(path, { write: true, create: true, truncate: true });
+      return new RecordWriter(file, path, opts);
+    } catch (e) {
+      throw writeFailure(path, e);
+    }
+  }
+
+  /** A writer appending to `file`, an empty file opened for writing; `path` names it in errors. */
+  static onFile(file: RecordFile, path: string, opts: RecordWriterOptions = {}): RecordWriter {
+    return new RecordWriter(file, path, opts);
+  }
+
+  /** The failed write that stopped this writer, or null. */
+  get failure(): ArtifactError | null {
+    return this.#failure instanceof ArtifactError ? this.#failure : null;
   }
 
   /** Lines written or buffered so far. */
@@ -517,7 +335,7 @@ export class RecordWriter {
   #bytes(b: Uint8Array): void {
     const buf = this.#buf;
     if (this.#used + b.length > buf.length) {
-      this.flush();
+      this.#spill(b.length);
       if (b.length > buf.length) {
         this.#writeAll(b);
         return;
@@ -529,7 +347,7 @@ export class RecordWriter {
   /** Appends the epoch ns `start + Math.round(offsetNs)`, as `epochNs` writes it (`putEpoch`). */
   #epoch(start: bigint, offsetNs: number): void {
     if (this.#splitStart(start)) {
-      if (this.#used + EPOCH_BYTES > this.#buf.length) this.flush();
+      if (this.#used + EPOCH_BYTES > this.#buf.length) this.#spill(EPOCH_BYTES);
       const end = putEpoch(this.#buf, this.#used, this.#startS, this.#startNs, offsetNs);
       if (end >= 0) {
         this.#used = end;
@@ -578,18 +396,38 @@ export class RecordWriter {
     return true;
   }
 
-  /** Where a number goes on: at `at`, or at 0 once the buffer is written out to make room. */
+  /** Where a number goes on: at `at`, or where the buffer has room once whole lines are out. */
   #room = (at: number): number => {
     if (at + MAX_NUMBER_BYTES <= this.#buf.length) return at;
     this.#used = at;
-    this.flush();
-    return 0;
+    this.#spill(MAX_NUMBER_BYTES);
+    return this.#used;
   };
+
+  /**
+   * Makes room for `need` more bytes of the line being built: writes out the whole lines before
+   * it and moves its start to the buffer's; a line that still does not fit is written out as
+   * far as it goes (a failure then cuts the file back to its last whole line).
+   */
+  #spill(need: number): void {
+    const start = this.#lineStart;
+    if (start > 0) {
+      const used = this.#used;
+      this.#used = 0;
+      this.#lineStart = 0;
+      this.#writeAll(this.#buf.subarray(0, start));
+      this.#buf.copyWithin(0, start, used);
+      this.#used = used - start;
+    }
+    if (this.#used + need > this.#buf.length) this.flush();
+  }
 
   #begin(): void {
     this.#rethrow();
+    if (this.#failure !== null) throw this.#failure;
     if (this.#closed) throw new Error("profile_export.jsonl writer is closed");
     this.#lines++;
+    this.#lineStart = this.#used;
   }
 
   /**
@@ -598,7 +436,7 @@ export class RecordWriter {
    */
   #text(s: string): void {
     if (this.#used + s.length * 3 > this.#buf.length) {
-      this.flush();
+      this.#spill(s.length * 3);
       if (s.length * 3 > this.#buf.length) {
         this.#writeAll(encoder.encode(s));
         return;
@@ -609,8 +447,9 @@ export class RecordWriter {
 
   /** Ends a line: its newline, and a timed flush if none is pending. */
   #end(): void {
-    if (this.#used === this.#buf.length) this.flush();
+    if (this.#used === this.#buf.length) this.#spill(1);
     this.#buf[this.#used++] = 10;
+    this.#lineStart = this.#used;
     this.#timed();
   }
 
@@ -622,8 +461,12 @@ export class RecordWriter {
         try {
           this.flush();
         } catch (e) {
-          // Reported by the next write or close: a timer has no caller to throw to.
-          this.#failure = e;
+          // A failed write is kept and told to `onError`, or thrown by the next write or close:
+          // a timer has no caller to throw to.
+          if (this.#failure === null) this.#failure = e;
+          if (this.#onError === undefined || !(e instanceof ArtifactError)) {
+            this.#failureUnseen = true;
+          }
         }
       }, this.#flushMs);
       // A pending flush must not keep the program alive; close() flushes anyway.
@@ -638,35 +481,78 @@ export class RecordWriter {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#used === 0 || this.#closed) return;
+    if (this.#used === 0 || this.#closed || this.#failure !== null) return;
     const used = this.#used;
     this.#used = 0;
+    this.#lineStart = 0;
     this.#writeAll(this.#buf.subarray(0, used));
   }
 
+  /** Writes `data` out; a failure cuts the file back to its whole lines and stops the writer. */
   #writeAll(data: Uint8Array): void {
     let off = 0;
-    while (off < data.length) off += this.#file.writeSync(data.subarray(off));
+    try {
+      while (off < data.length) off += this.#file.writeSync(data.subarray(off));
+    } catch (e) {
+      // The part that went out before the failure may hold whole lines: they stay.
+      const nl = data.subarray(0, off).lastIndexOf(10);
+      if (nl >= 0) this.#wholeBytes = this.#fileBytes + nl + 1;
+      this.#fileBytes += off;
+      throw this.#fail(e);
+    }
+    // Mostly the data ends a line: the search stops at its last byte.
+    const nl = data.lastIndexOf(10);
+    if (nl >= 0) this.#wholeBytes = this.#fileBytes + nl + 1;
+    this.#fileBytes += data.length;
   }
 
-  /** Flushes and closes the file. Further writes throw. */
+  /**
+   * After a failed write: the file cut back to its last whole line, what is buffered dropped,
+   * the failure kept (no more lines are taken) and told to `onError`; returns it to throw.
+   */
+  #fail(e: unknown): unknown {
+    const failure = writeFailure(this.#path, e);
+    this.#failure = failure;
+    this.#used = 0;
+    this.#lineStart = 0;
+    if (this.#fileBytes > this.#wholeBytes) {
+      try {
+        this.#file.truncateSync(this.#wholeBytes);
+      } catch {
+        // Nothing more can be done for the file; the failure says it could not be written.
+      }
+    }
+    if (this.#onError !== undefined && failure instanceof ArtifactError) this.#onError(failure);
+    return failure;
+  }
+
+  /**
+   * Flushes and closes the file. Further writes throw. A failed write throws here unless it was
+   * thrown by a write or told to `onError` already.
+   */
   close(): void {
     if (this.#closed) return;
+    let thrown: unknown = null;
     try {
       this.flush();
+    } catch (e) {
+      thrown = e;
     } finally {
       this.#closed = true;
       this.#file.close();
     }
+    // A failed write told to onError is not thrown again.
+    if (thrown !== null && !(thrown instanceof ArtifactError && this.#onError !== undefined)) {
+      throw thrown;
+    }
     this.#rethrow();
   }
 
-  /** Throws a failure of a timed flush. */
+  /** Throws a failed write no one has seen yet (one of a timed flush without `onError`). */
   #rethrow(): void {
-    if (this.#failure !== null) {
-      const e = this.#failure;
-      this.#failure = null;
-      throw e;
+    if (this.#failureUnseen) {
+      this.#failureUnseen = false;
+      throw this.#failure;
     }
   }
 }

@@ -4,20 +4,24 @@
  * It lives in export/ because it does both things export/ is for, writing the artifacts from
  * metrics: it feeds metrics/ (layer 5) and drives the writers next to it, so export/ (layer 7) is
  * the lowest layer that may import both; the load (layer 6) never sees it, and the command only
- * hands it records.
+ * hands it records. A failed artifact write (a full disk) never throws out of `add`: it is kept
+ * (`writeFailure`), told to the run (`onWriteFailure`) so that it stops issuing, and reported
+ * with the summary, which is still written if it fits.
  */
 
 import { join } from "node:path";
 import type { Endpoint } from "../endpoints/types.ts";
+import { ArtifactError, writeArtifact, writeFailure } from "../export/artifact.ts";
 import { renderConsoleTable } from "../export/console_table.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
-import { type RunInfo, writeSummaryJson } from "../export/summary_json.ts";
+import { type RunInfo, summaryJson } from "../export/summary_json.ts";
 import type { PlannedConversation } from "../plan/types.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { MetricsAggregator } from "../metrics/aggregator.ts";
 import { computeRecordValues, inUsageSample } from "../metrics/record_metrics.ts";
+import type { RecordValues } from "../metrics/definitions.ts";
 import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";
 import { promptText } from "../tokenizer/prompt_text.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
@@ -38,6 +42,10 @@ export interface RunOutcome {
   errorTypes: Set<string>;
   /** End-of-run warnings (OSL mismatch, usage vs tokenizer), one line each, for stderr. */
   warnings: string[];
+  /** The first artifact write that failed (records or summary), or null. */
+  writeFailure: ArtifactError | null;
+  /** Whether the summary files (JSON, CSV, timeslices) were written. */
+  summaryWritten: boolean;
 }
 
 /** The parts of {@link RunInfo} known before the run starts. */
@@ -56,6 +64,8 @@ export class Results {
   #opts: ResultsOptions;
   #errorTypes = new Set<string>();
   #usageRecords = 0;
+  #writeFailure: ArtifactError | null = null;
+  #onWriteFailure: ((e: ArtifactError) => void) | null = null;
 
   private constructor(opts: ResultsOptions, writer: RecordWriter) {
     this.#opts = opts;
@@ -86,13 +96,48 @@ export class Results {
 
   /** Creates the run directory, writes `inputs.json`, and opens `profile_export.jsonl`. */
   static async open(opts: ResultsOptions): Promise<Results> {
-    await Deno.mkdir(opts.runDir, { recursive: true });
+    await Deno.mkdir(opts.runDir, { recursive: true }).catch((e) => {
+      throw writeFailure(opts.runDir, e);
+    });
     await writeInputsJson(
       join(opts.runDir, "inputs.json"),
       opts.conversations.map((c) => ({ sessionId: c.sessionId, payloads: c.bodies })),
     );
-    const writer = await RecordWriter.open(join(opts.runDir, "profile_export.jsonl"));
-    return new Results(opts, writer);
+    // A failed write arrives here once lines are written: `results` exists by then.
+    const writer = await RecordWriter.open(join(opts.runDir, "profile_export.jsonl"), {
+      onError: (e) => results.#failed(e),
+    });
+    const results = new Results(opts, writer);
+    return results;
+  }
+
+  /** The first artifact write that failed, or null; no record line is written after one. */
+  get writeFailure(): ArtifactError | null {
+    return this.#writeFailure;
+  }
+
+  /** Tells `listener` of the first failed artifact write (at once if one has failed already). */
+  onWriteFailure(listener: (e: ArtifactError) => void): void {
+    this.#onWriteFailure = listener;
+    if (this.#writeFailure !== null) listener(this.#writeFailure);
+  }
+
+  /** Keeps the first failed write and tells the listener; anything but a failed write is a bug. */
+  #failed(e: unknown): void {
+    if (!(e instanceof ArtifactError)) throw e;
+    if (this.#writeFailure !== null) return;
+    this.#writeFailure = e;
+    this.#onWriteFailure?.(e);
+  }
+
+  /** Appends a record's line, unless a write has failed: the file keeps its whole lines. */
+  #write(record: RequestRecord, values: RecordValues): void {
+    if (this.#writeFailure !== null) return;
+    try {
+      this.#writer.writeValues(record, values);
+    } catch (e) {
+      this.#failed(e);
+    }
   }
 
   /** Input tokens of a turn, counted once per dataset entry, off the Workers' request path. */
@@ -138,36 +183,50 @@ export class Results {
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.
       this.warmup.addValues(record, values);
-      this.#writer.writeValues(record, values);
+      this.#write(record, values);
       return;
     }
     if (record.error) this.#errorTypes.add(record.error.type);
     this.aggregator.addValues(record, values);
     this.#slices?.addValues(record, values);
-    this.#writer.writeValues(record, values);
+    this.#write(record, values);
   }
 
-  /** Closes the records file and writes the summary JSON and CSV. */
+  /**
+   * Closes the records file and writes the summary JSON and CSV, of every record added (also
+   * those whose line a failed write kept out of the records file). A summary that does not fit
+   * on the disk is left out (`summaryWritten` false), not thrown.
+   */
   async finish(
     run: { startNs: bigint; endNs: bigint; wasCancelled: boolean },
     opts: { color?: boolean } = {},
   ): Promise<RunOutcome> {
-    this.#writer.close();
+    try {
+      this.#writer.close();
+    } catch (e) {
+      this.#failed(e);
+    }
     const summary = this.aggregator.summary();
     const info: RunInfo = { ...this.#opts.run, ...run };
     const warmedUp = this.warmup.requestCount + this.warmup.errorCount > 0;
-    const json = await writeSummaryJson(
-      join(this.#opts.runDir, "profile_export_aiperf.json"),
-      summary,
-      info,
-      {
-        errorSummary: this.aggregator.errorSummary(),
-        warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
-      },
-    );
-    await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
-    if (this.#slices) {
-      await writeTimeslices(this.#opts.runDir, this.#slices.slices(), this.#opts.run.inputConfig);
+    const json = summaryJson(summary, info, {
+      errorSummary: this.aggregator.errorSummary(),
+      warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
+    });
+    let summaryWritten = true;
+    try {
+      await writeArtifact(join(this.#opts.runDir, "profile_export_aiperf.json"), json);
+      await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
+      if (this.#slices) {
+        await writeTimeslices(
+          this.#opts.runDir,
+          this.#slices.slices(),
+          this.#opts.run.inputConfig,
+        );
+      }
+    } catch (e) {
+      this.#failed(e);
+      summaryWritten = false;
     }
     const title = `reprise | ${this.#opts.endpoint.metricsTitle}`;
     const errors = this.aggregator.errorCount;
@@ -177,6 +236,8 @@ export class Results {
       completed: this.aggregator.requestCount + errors,
       errors,
       errorTypes: this.#errorTypes,
+      writeFailure: this.#writeFailure,
+      summaryWritten,
       warnings: [
         ...runWarnings(summary),
         ...samplingWarnings(this.warmup.sampledMetrics(), "warmup"),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../../src/config/parse.ts";
 import { DatasetError } from "../../src/dataset/types.ts";
+import { ArtifactError } from "../../src/export/artifact.ts";
 import { errorExitCode, ExitCode, type RunEnd, runExitCode } from "../../src/cli/exit_codes.ts";
 
 const names = { failedRequestThreshold: 0.5, baseUrl: "http://127.0.0.1:9" };
@@ -78,4 +79,24 @@ Deno.test("a client out of file descriptors is not an unreachable server: exit 1
   const some = runExitCode({ ...exhausted, errors: 3 }, names);
   assert.equal(some.code, ExitCode.OK);
   assert.match(some.warning ?? "", /ran out of file descriptors/);
+});
+
+Deno.test("artifact failures have their own codes, apart from Deno's permission refusal", () => {
+  const codes = (["write", "is_file", "cannot_create", "denied"] as const).map((kind) =>
+    errorExitCode(new ArtifactError(kind, "a", "x"))
+  );
+  assert.deepEqual(codes, [
+    ExitCode.ARTIFACT_WRITE,
+    ExitCode.ARTIFACT_DIR_IS_FILE,
+    ExitCode.ARTIFACT_DIR_CANNOT_CREATE,
+    ExitCode.ARTIFACT_DIR_DENIED,
+  ]);
+  assert.equal(new Set([...codes, ExitCode.PERMISSION, ExitCode.RUN_FAILED]).size, 6);
+  // A write that failed during the run comes before an interruption: the artifacts are short.
+  const end = { ...clean, interrupted: true, artifactFailure: "cannot write a: disk full" };
+  assert.deepEqual(runExitCode(end, names), {
+    code: ExitCode.ARTIFACT_WRITE,
+    error: "cannot write a: disk full",
+    warning: null,
+  });
 });
