@@ -340,6 +340,7 @@ function writeFailureLine(summary: RunOutcome): string | null {
   }`;
 }
 
+/**
  * Scrapers get a last look at the final numbers (`--api-linger-seconds`), then the API closes;
  * a signal (taken during the run already, or during the linger) ends the linger.
  */
