@@ -33,8 +33,9 @@ const STREAMED = new Set<FaultKind>([
 ]);
 
 /**
- * Faults that close a kept-alive connection after an answer: requests are spaced so that the
- * close arrives while the connection is idle, as with a server's idle timeout. (A close that
+ * Faults that close a kept-alive connection after an answer: requests are spaced (250 ms, far
+ * more than a busy machine takes to see the close) so that the close arrives while the
+ * connection is idle, as with a server's idle timeout. (A close that
  * crosses a request already written on the connection fails that request, docs/errors.md.)
  */
 const SPACED = new Set<FaultKind>(["idle-close", "close", "close-unannounced"]);
@@ -118,7 +119,7 @@ async function runCell(
       "--request-count",
       String(REQUESTS),
       ...(SPACED.has(kind)
-        ? ["--concurrency", "1", "--request-rate", "25"]
+        ? ["--concurrency", "1", "--request-rate", "4"]
         : ["--concurrency", "2"]),
       "--transport",
       transport,
