@@ -79,8 +79,13 @@ function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
     if (["0", "false", "no", "off", ""].includes(text)) return false;
     throw new ConfigError(`${source} must be true or false, got ${JSON.stringify(String(raw))}`);
   }
-  if (spec.kind === "list") return Array.isArray(raw) ? raw.map(String) : [String(raw)];
-  return String(raw);
+  const alias = (v: string) => spec.valueAliases?.[v] ?? v;
+  if (spec.kind === "list") {
+    // A flag given alone (`--server-metrics`) carries no value.
+    const items = Array.isArray(raw) ? raw.map(String) : [String(raw)];
+    return spec.optionalValue ? items.filter((v) => v !== "").map(alias) : items.map(alias);
+  }
+  return alias(String(raw));
 }
 
 function validate(spec: OptionSpec, value: unknown, raw: unknown, source: string): unknown {
@@ -126,6 +131,32 @@ function joinNegativeValues(
 }
 
 /**
+ * AIPerf's spellings the parser cannot read as they are: `-vv` (`--extra-verbose` when the table
+ * has it), and a flag that may stand alone (`optionalValue`) given without a value, which becomes
+ * `--flag=` (no value).
+ */
+function aiperfSpellings(argv: string[], table: OptionTable): string[] {
+  const bare = new Set<string>();
+  let extraVerbose = false;
+  for (const spec of Object.values(table)) {
+    if (spec.flag === "extra-verbose") extraVerbose = true;
+    if (spec.optionalValue) {
+      for (const f of [spec.flag, ...(spec.aliases ?? [])]) bare.add(`--${f}`);
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") return out.concat(argv.slice(i));
+    if (arg === "-vv" && extraVerbose) out.push("--extra-verbose");
+    else if (bare.has(arg) && (i + 1 >= argv.length || argv[i + 1].startsWith("-"))) {
+      out.push(`${arg}=`);
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
  * Parses `argv` against `table`. Precedence: command line, then env vars, then defaults.
  * Throws {@link ConfigError} for unknown flags (suggesting the nearest), missing values and
  * invalid values.
@@ -153,7 +184,7 @@ export function parseOptions<T extends OptionTable>(
   let parsed;
   try {
     parsed = parseArgs({
-      args: joinNegativeValues(argv, options),
+      args: joinNegativeValues(aiperfSpellings(argv, table), options),
       options,
       strict: true,
       allowPositionals: true,
