@@ -116,6 +116,10 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
     streaming: plan.streaming,
     endpoint: input.endpoint,
     preferUsage: config.useServerTokenCount,
+    exportPrefix: config.profileExportPrefix,
+    exportLevel: config.exportLevel,
+    outputsJson: config.exportOutputsJson,
+    secrets: input.target.secrets,
     ...planned.metrics,
     run: {
       benchmarkId,
@@ -350,7 +354,7 @@ function writeFailureLine(summary: RunOutcome): string | null {
   const failure = summary.writeFailure;
   if (failure === null) return null;
   // A summary file that did not fit: the records file is whole.
-  if (!failure.path.endsWith("profile_export.jsonl")) return failure.message;
+  if (!failure.path.endsWith(".jsonl")) return failure.message;
   const n = summary.completed;
   return `${failure.message}; the run stopped; ${
     summary.summaryWritten

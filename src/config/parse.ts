@@ -131,15 +131,27 @@ function joinNegativeValues(
 }
 
 /**
+ * The name a flag has for `parseArgs`: a flag spelled `no-X` (`--no-server-metrics`, an option
+ * of its own) would be read as the negation of `X`, so it goes by another name.
+ */
+function argName(flag: string): string {
+  return flag.startsWith("no-") ? `literal-${flag}` : flag;
+}
+
+/**
  * AIPerf's spellings the parser cannot read as they are: `-vv` (`--extra-verbose` when the table
  * has it), and a flag that may stand alone (`optionalValue`) given without a value, which becomes
  * `--flag=` (no value).
  */
 function aiperfSpellings(argv: string[], table: OptionTable): string[] {
   const bare = new Set<string>();
+  const literalNo = new Set<string>();
   let extraVerbose = false;
   for (const spec of Object.values(table)) {
     if (spec.flag === "extra-verbose") extraVerbose = true;
+    for (const f of [spec.flag, ...(spec.aliases ?? [])]) {
+      if (f.startsWith("no-")) literalNo.add(`--${f}`);
+    }
     if (spec.optionalValue) {
       for (const f of [spec.flag, ...(spec.aliases ?? [])]) bare.add(`--${f}`);
     }
@@ -148,7 +160,9 @@ function aiperfSpellings(argv: string[], table: OptionTable): string[] {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") return out.concat(argv.slice(i));
+    const [name, ...value] = arg.split("=");
     if (arg === "-vv" && extraVerbose) out.push("--extra-verbose");
+    else if (literalNo.has(name)) out.push([`--${argName(name.slice(2))}`, ...value].join("="));
     else if (bare.has(arg) && (i + 1 >= argv.length || argv[i + 1].startsWith("-"))) {
       out.push(`${arg}=`);
     } else out.push(arg);
@@ -172,7 +186,8 @@ export function parseOptions<T extends OptionTable>(
   > = {};
   const owner = new Map<string, string>();
   for (const [key, spec] of Object.entries(table)) {
-    for (const [i, name] of [spec.flag, ...(spec.aliases ?? [])].entries()) {
+    for (const [i, flag] of [spec.flag, ...(spec.aliases ?? [])].entries()) {
+      const name = argName(flag);
       options[name] = {
         type: spec.kind === "boolean" ? "boolean" : "string",
         multiple: spec.kind === "list",
@@ -218,10 +233,10 @@ export function parseOptions<T extends OptionTable>(
     let source = display(spec);
     let rawValue: unknown;
     for (const name of [spec.flag, ...(spec.aliases ?? [])]) {
-      if (raw[name] === undefined) continue;
+      if (raw[argName(name)] === undefined) continue;
       if (spec.kind === "list" && Array.isArray(rawValue)) {
-        rawValue = [...rawValue, ...(raw[name] as unknown[])];
-      } else rawValue = raw[name];
+        rawValue = [...rawValue, ...(raw[argName(name)] as unknown[])];
+      } else rawValue = raw[argName(name)];
       source = `--${name}`;
     }
     if (rawValue === undefined) {
