@@ -68,7 +68,13 @@ function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
     const text = String(raw).trim();
     const n = text === "" ? NaN : Number(text);
     if (!Number.isFinite(n)) {
-      throw new ConfigError(`${source} must be ${spec.expect}, got ${JSON.stringify(String(raw))}`);
+      // AIPerf reads a comma list of numbers as a parameter sweep.
+      const sweep = /^\s*[\d.]+(\s*,\s*[\d.]+)+\s*$/.test(text)
+        ? " (a comma list is a parameter sweep, which reprise does not support yet)"
+        : "";
+      throw new ConfigError(
+        `${source} must be ${spec.expect}, got ${JSON.stringify(String(raw))}${sweep}`,
+      );
     }
     return n;
   }

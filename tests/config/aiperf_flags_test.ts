@@ -223,3 +223,10 @@ Deno.test("AIPerf's spellings of values and flags parse as AIPerf means them", (
   assert.equal(parseConfig(["--log-level", "debug"]).values.logLevel, "DEBUG");
   assert.throws(() => parseConfig(["--log-level", "LOUD"]), /--log-level must be one of TRACE/);
 });
+
+Deno.test("a comma list for a number is AIPerf's sweep: refused as not supported yet", () => {
+  assert.throws(
+    () => parseConfig(["profile", "--concurrency", "10,20,30"]),
+    /--concurrency must be a positive integer, got "10,20,30" \(a comma list is a parameter sweep, which reprise does not support yet\)/,
+  );
+});
