@@ -172,6 +172,7 @@ Deno.test("export flags: prefix, level and outputs.json as AIPerf names them, no
       "foo.json",
       "--export-level",
       "raw",
+      "--report",
       "--artifact-dir",
       raw,
     ]);
@@ -184,7 +185,10 @@ Deno.test("export flags: prefix, level and outputs.json as AIPerf names them, no
       "foo_raw.jsonl",
       "inputs.json",
       "outputs.json",
+      "report.html",
     ]);
+    // The report found the prefixed exports (without them it ends the command with an error).
+    assert.match(r.err, /^report: /m);
     const lines = (await Deno.readTextFile(join(dir, "foo_raw.jsonl"))).trim().split("\n");
     assert.equal(lines.length, 4);
     for (const line of lines) {
