@@ -15,7 +15,13 @@ function flagText(spec: OptionTable[string]): string {
 /** Renders the options of one command, grouped, with defaults and env vars. */
 export function renderHelp(usage: string, summary: string, table: OptionTable): string {
   const groups = new Map<string, string[][]>();
+  let hidden = 0;
   for (const spec of Object.values(table)) {
+    // AIPerf's flags without their feature here are listed in docs/aiperf-flags.md instead.
+    if (spec.status !== undefined && spec.status !== "works") {
+      hidden++;
+      continue;
+    }
     const notes: string[] = [];
     if (spec.default !== undefined && !(Array.isArray(spec.default) && spec.default.length === 0)) {
       notes.push(`default: ${JSON.stringify(spec.default)}`);
@@ -37,6 +43,12 @@ export function renderHelp(usage: string, summary: string, table: OptionTable): 
         f.length + 2 > width ? `  ${f}\n  ${" ".repeat(width)}${h}` : `  ${f.padEnd(width)}${h}`,
       );
     }
+  }
+  if (hidden > 0) {
+    lines.push(
+      "",
+      `${hidden} more of AIPerf's flags are accepted (without effect, or refused when they would change the run): see docs/aiperf-flags.md.`,
+    );
   }
   return lines.join("\n") + "\n";
 }

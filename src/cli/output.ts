@@ -1,21 +1,22 @@
 /**
  * What a run prints where, for people and for scripts: stdout carries the result (the table, or
- * the summary JSON with `--output-format json`) and nothing else; notes and progress go to stderr;
- * `--quiet` keeps only errors.
+ * the summary JSON with `--output-format json`) and nothing else; notes and progress go to stderr,
+ * as many as the log level shows (`log.ts`); `--quiet` keeps only errors and warnings.
  */
 
 import type { Io } from "./io.ts";
+import { type LogSettings, shows } from "./log.ts";
 
 /** The settings that shape output. */
-export interface OutputSettings {
+export interface OutputSettings extends LogSettings {
   outputFormat: "table" | "json";
   quiet: boolean;
-  ui: "progress" | "simple" | "none";
+  ui: "dashboard" | "simple" | "none";
 }
 
-/** The progress display to use: none when quiet. */
+/** The live display to use: none when quiet or when the log level hides notes. */
 export function progressMode(s: OutputSettings): OutputSettings["ui"] {
-  return s.quiet ? "none" : s.ui;
+  return s.quiet || !shows(s, "INFO") ? "none" : s.ui;
 }
 
 /** What goes to stdout at the end of a run. */
@@ -26,13 +27,24 @@ export function resultText(s: OutputSettings, summary: { table: string; json: st
   return s.quiet ? "" : summary.table;
 }
 
-/** Whether a stderr text is an error or warning, which `--quiet` still shows. */
-function isAlert(text: string): boolean {
-  return /^\s*(error|warning)\b/i.test(text);
+/** The level of a stderr text: ERROR, WARNING, or INFO for anything else. */
+function levelOfText(text: string): "ERROR" | "WARNING" | "INFO" {
+  if (/^\s*error\b/i.test(text)) return "ERROR";
+  if (/^\s*warning\b/i.test(text)) return "WARNING";
+  return "INFO";
 }
 
-/** `io` with `--quiet` applied: stderr passes only errors and warnings. */
-export function outputIo(io: Io, s: Pick<OutputSettings, "quiet">): Io {
-  if (!s.quiet) return io;
-  return { ...io, stderr: (text) => isAlert(text) ? io.stderr(text) : undefined };
+/**
+ * `io` with `--quiet` and the log level applied to stderr: quiet passes errors and warnings;
+ * WARNING passes errors and warnings; ERROR and CRITICAL pass errors only.
+ */
+export function outputIo(io: Io, s: Pick<OutputSettings, "quiet"> & LogSettings): Io {
+  if (!s.quiet && shows(s, "INFO")) return io;
+  return {
+    ...io,
+    stderr: (text) => {
+      const level = levelOfText(text);
+      if (level !== "INFO" && shows(s, level)) io.stderr(text);
+    },
+  };
 }

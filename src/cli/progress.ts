@@ -3,7 +3,9 @@
  * waits on measurement: a slow terminal cannot slow the run.
  */
 
+import type { LiveSnapshot } from "../api/types.ts";
 import { Ctl } from "../load/control.ts";
+import { startDashboard } from "./dashboard.ts";
 
 /** What the display shows, read from the shared counters. */
 export interface ProgressSource {
@@ -13,15 +15,21 @@ export interface ProgressSource {
   phase: string;
 }
 
-/** Starts the display; the returned function stops it and clears the live line. */
+/**
+ * Starts the display; the returned function stops it and clears the live line. `simple`: a live
+ * line on a terminal, else a plain line every 5 s when something changed; `dashboard`: the
+ * full-screen view (`dashboard.ts`, from `dashboard`) on a terminal, else as `simple`.
+ */
 export function startProgress(
-  mode: "progress" | "simple" | "none",
+  mode: "dashboard" | "simple" | "none",
   isTerminal: boolean,
   write: (text: string) => void,
   source: () => ProgressSource | null,
+  dashboard?: () => { snapshot: LiveSnapshot; phase: string } | null,
 ): () => void {
   if (mode === "none") return () => {};
-  const live = mode === "progress" && isTerminal;
+  if (mode === "dashboard" && isTerminal && dashboard) return startDashboard(write, dashboard);
+  const live = isTerminal;
   const started = performance.now();
   let last = -1;
   const render = () => {

@@ -26,6 +26,7 @@ import type { ApiServer } from "../api/server.ts";
 import { ExitCode, runExitCode, signalExitCode, type StopSignal } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
 import { type MetricsSetup, metricsSetup } from "./metrics_options.ts";
+import { shows, traceLine } from "./log.ts";
 import { progressMode, resultText } from "./output.ts";
 import { startProgress } from "./progress.ts";
 import { RunState } from "./run_state.ts";
@@ -83,7 +84,10 @@ export async function planStep(input: RunInput): Promise<Planned> {
     cores: navigator.hardwareConcurrency || 1,
   });
   const metrics = await metricsSetup(config);
-  if (config.verbose) io.stderr(describePlan(plan, redactText(target.url, target.secrets)));
+  if (shows(config, "DEBUG")) {
+    io.stderr(describePlan(plan, redactText(target.url, target.secrets)));
+    for (const note of plan.flagNotes) io.stderr(`${note}\n`);
+  }
   await checkArtifactDir(config.artifactDir, plan.runDir);
   return { plan, metrics };
 }
@@ -105,12 +109,17 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   const { plan } = planned;
   setPlainPaths(plan.plainPaths);
   const benchmarkId = crypto.randomUUID();
+  const dashboard = progressMode(config) === "dashboard" && io.isTerminal;
   const resultsOptions: ResultsOptions = {
     runDir: plan.runDir,
     conversations: plan.conversations,
     streaming: plan.streaming,
     endpoint: input.endpoint,
     preferUsage: config.useServerTokenCount,
+    exportPrefix: config.profileExportPrefix,
+    exportLevel: config.exportLevel,
+    outputsJson: config.exportOutputsJson,
+    secrets: input.target.secrets,
     ...planned.metrics,
     run: {
       benchmarkId,
@@ -132,8 +141,13 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       version: VERSION,
     },
     artifactDir: plan.runDir,
-    // Nobody reads the live snapshot without the API: it is then built only at phase changes.
-    statsIntervalMs: config.apiPort === undefined ? 0 : config.statsInterval * 1000,
+    // Nobody reads the live snapshot without the API or the dashboard: it is then built only at
+    // phase changes. The dashboard redraws from it every second at most.
+    statsIntervalMs: config.apiPort !== undefined
+      ? (dashboard ? Math.min(config.statsInterval, 1) : config.statsInterval) * 1000
+      : dashboard
+      ? 1000
+      : 0,
   });
   const results = await Results.open(resultsOptions);
   // The API's modules (Hono, its schemas) load only when it is asked for.
@@ -167,7 +181,7 @@ async function startPool(input: RunInput, plan: RunPlan): Promise<WorkerPool> {
         `timestamps of different Workers are that far apart\n`,
     );
   }
-  if (config.verbose) {
+  if (shows(config, "DEBUG")) {
     const w = plan.workers;
     io.stderr(
       `clocks: ${w} Worker${w === 1 ? "" : "s"} within ${
@@ -224,12 +238,20 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   // An artifact that cannot be written stops the run as Ctrl+C does; `finish` says why.
   results.onWriteFailure(() => runner ? runner.stop() : pool.stopIssuing());
   let current = plan.phases[0];
-  const stopProgress = startProgress(progressMode(config), io.isTerminal, io.stderr, () => ({
-    control: pool.control,
-    // A phase bounded only by time has no request total to show.
-    total: current.plan.requestLimit >= NO_LIMIT ? null : current.plan.requestLimit,
-    phase: current.plan.phase,
-  }));
+  const stopProgress = startProgress(
+    progressMode(config),
+    io.isTerminal,
+    io.stderr,
+    () => ({
+      control: pool.control,
+      // A phase bounded only by time has no request total to show.
+      total: current.plan.requestLimit >= NO_LIMIT ? null : current.plan.requestLimit,
+      phase: current.plan.phase,
+    }),
+    () => ({ snapshot: state.snapshot(), phase: current.plan.phase }),
+  );
+  // TRACE: one line per finished request, written on the main thread after it was measured.
+  const trace = shows(config, "TRACE");
   end.startNs = nowNs();
   try {
     for (const spec of plan.phases) {
@@ -245,6 +267,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
       runner = new PhaseRunner(pool, spec);
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
         for (const r of records) results.add(r);
+        if (trace) { for (const r of records) io.stderr(traceLine(r)); }
       });
       if (phaseEnd === "failed_threshold") {
         end.thresholdTripped = true;
@@ -331,7 +354,7 @@ function writeFailureLine(summary: RunOutcome): string | null {
   const failure = summary.writeFailure;
   if (failure === null) return null;
   // A summary file that did not fit: the records file is whole.
-  if (!failure.path.endsWith("profile_export.jsonl")) return failure.message;
+  if (!failure.path.endsWith(".jsonl")) return failure.message;
   const n = summary.completed;
   return `${failure.message}; the run stopped; ${
     summary.summaryWritten

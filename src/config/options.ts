@@ -6,19 +6,24 @@
  * in the table's order, which is the order of `--help` and of the recorded `input_config`.
  */
 
-import { endpointOptions } from "./options/endpoint.ts";
+import { endpointCompatOptions, endpointOptions } from "./options/endpoint.ts";
 import { metricsOptions } from "./options/metrics.ts";
-import { outputOptions } from "./options/output.ts";
-import { inputOptions } from "./options/input.ts";
-import { syntheticOptions } from "./options/synthetic.ts";
-import { loadOptions } from "./options/load.ts";
+import { outputCompatOptions, outputOptions } from "./options/output.ts";
+import { inputCompatOptions, inputOptions } from "./options/input.ts";
+import { syntheticCompatOptions, syntheticOptions } from "./options/synthetic.ts";
+import { loadCompatOptions, loadOptions } from "./options/load.ts";
+import { multimodalOptions } from "./options/multimodal.ts";
+import { telemetryOptions } from "./options/telemetry.ts";
+import { sweepOptions } from "./options/sweep.ts";
+import { accuracyOptions } from "./options/accuracy.ts";
 import { developmentOptions } from "./options/development.ts";
 import { liveApiOptions } from "./options/live_api.ts";
 import { mockServerOptions } from "./options/mock_server.ts";
 import { reportOptions } from "./options/report.ts";
 import type { ConfigOf } from "./options/spec.ts";
 
-export type { ConfigOf, OptionKind, OptionSpec, OptionTable } from "./options/spec.ts";
+export type { ConfigOf, FlagStatus, OptionKind, OptionSpec, OptionTable } from "./options/spec.ts";
+export { statusOf } from "./options/spec.ts";
 export { mockServerOptions, reportOptions };
 
 /** The option groups of `profile`, each a table of its own (`options/<group>.ts`). */
@@ -31,6 +36,16 @@ export const profileOptionGroups = {
   loadOptions,
   developmentOptions,
   liveApiOptions,
+  // AIPerf's flags that parse without their feature in reprise (each says why).
+  endpointCompatOptions,
+  inputCompatOptions,
+  syntheticCompatOptions,
+  multimodalOptions,
+  loadCompatOptions,
+  outputCompatOptions,
+  telemetryOptions,
+  sweepOptions,
+  accuracyOptions,
 } as const;
 
 /** Options of `reprise profile`. Keys are the config field names. */
@@ -99,11 +114,26 @@ export const profileOptions = {
   statsInterval: liveApiOptions.statsInterval,
   artifactDir: outputOptions.artifactDir,
   ui: outputOptions.ui,
+  logLevel: outputOptions.logLevel,
   verbose: outputOptions.verbose,
+  extraVerbose: outputOptions.extraVerbose,
+  profileExportPrefix: outputOptions.profileExportPrefix,
+  exportLevel: outputOptions.exportLevel,
+  exportOutputsJson: outputOptions.exportOutputsJson,
   outputFormat: outputOptions.outputFormat,
   quiet: outputOptions.quiet,
   waitForModelTimeout: endpointOptions.waitForModelTimeout,
   waitForModelInterval: endpointOptions.waitForModelInterval,
+  // AIPerf's flags without their feature in reprise, by AIPerf's groups (see docs/aiperf-flags.md).
+  ...endpointCompatOptions,
+  ...inputCompatOptions,
+  ...syntheticCompatOptions,
+  ...multimodalOptions,
+  ...loadCompatOptions,
+  ...outputCompatOptions,
+  ...telemetryOptions,
+  ...sweepOptions,
+  ...accuracyOptions,
 } as const;
 
 /** Options of `reprise compare <dir> <dir>`. */

@@ -68,7 +68,13 @@ function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
     const text = String(raw).trim();
     const n = text === "" ? NaN : Number(text);
     if (!Number.isFinite(n)) {
-      throw new ConfigError(`${source} must be ${spec.expect}, got ${JSON.stringify(String(raw))}`);
+      // AIPerf reads a comma list of numbers as a parameter sweep.
+      const sweep = /^\s*[\d.]+(\s*,\s*[\d.]+)+\s*$/.test(text)
+        ? " (a comma list is a parameter sweep, which reprise does not support yet)"
+        : "";
+      throw new ConfigError(
+        `${source} must be ${spec.expect}, got ${JSON.stringify(String(raw))}${sweep}`,
+      );
     }
     return n;
   }
@@ -79,8 +85,13 @@ function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
     if (["0", "false", "no", "off", ""].includes(text)) return false;
     throw new ConfigError(`${source} must be true or false, got ${JSON.stringify(String(raw))}`);
   }
-  if (spec.kind === "list") return Array.isArray(raw) ? raw.map(String) : [String(raw)];
-  return String(raw);
+  const alias = (v: string) => spec.valueAliases?.[v] ?? v;
+  if (spec.kind === "list") {
+    // A flag given alone (`--server-metrics`) carries no value.
+    const items = Array.isArray(raw) ? raw.map(String) : [String(raw)];
+    return spec.optionalValue ? items.filter((v) => v !== "").map(alias) : items.map(alias);
+  }
+  return alias(String(raw));
 }
 
 function validate(spec: OptionSpec, value: unknown, raw: unknown, source: string): unknown {
@@ -126,6 +137,46 @@ function joinNegativeValues(
 }
 
 /**
+ * The name a flag has for `parseArgs`: a flag spelled `no-X` (`--no-server-metrics`, an option
+ * of its own) would be read as the negation of `X`, so it goes by another name.
+ */
+function argName(flag: string): string {
+  return flag.startsWith("no-") ? `literal-${flag}` : flag;
+}
+
+/**
+ * AIPerf's spellings the parser cannot read as they are: `-vv` (`--extra-verbose` when the table
+ * has it), and a flag that may stand alone (`optionalValue`) given without a value, which becomes
+ * `--flag=` (no value).
+ */
+function aiperfSpellings(argv: string[], table: OptionTable): string[] {
+  const bare = new Set<string>();
+  const literalNo = new Set<string>();
+  let extraVerbose = false;
+  for (const spec of Object.values(table)) {
+    if (spec.flag === "extra-verbose") extraVerbose = true;
+    for (const f of [spec.flag, ...(spec.aliases ?? [])]) {
+      if (f.startsWith("no-")) literalNo.add(`--${f}`);
+    }
+    if (spec.optionalValue) {
+      for (const f of [spec.flag, ...(spec.aliases ?? [])]) bare.add(`--${f}`);
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") return out.concat(argv.slice(i));
+    const [name, ...value] = arg.split("=");
+    if (arg === "-vv" && extraVerbose) out.push("--extra-verbose");
+    else if (literalNo.has(name)) out.push([`--${argName(name.slice(2))}`, ...value].join("="));
+    else if (bare.has(arg) && (i + 1 >= argv.length || argv[i + 1].startsWith("-"))) {
+      out.push(`${arg}=`);
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
  * Parses `argv` against `table`. Precedence: command line, then env vars, then defaults.
  * Throws {@link ConfigError} for unknown flags (suggesting the nearest), missing values and
  * invalid values.
@@ -141,7 +192,8 @@ export function parseOptions<T extends OptionTable>(
   > = {};
   const owner = new Map<string, string>();
   for (const [key, spec] of Object.entries(table)) {
-    for (const [i, name] of [spec.flag, ...(spec.aliases ?? [])].entries()) {
+    for (const [i, flag] of [spec.flag, ...(spec.aliases ?? [])].entries()) {
+      const name = argName(flag);
       options[name] = {
         type: spec.kind === "boolean" ? "boolean" : "string",
         multiple: spec.kind === "list",
@@ -153,7 +205,7 @@ export function parseOptions<T extends OptionTable>(
   let parsed;
   try {
     parsed = parseArgs({
-      args: joinNegativeValues(argv, options),
+      args: joinNegativeValues(aiperfSpellings(argv, table), options),
       options,
       strict: true,
       allowPositionals: true,
@@ -187,10 +239,10 @@ export function parseOptions<T extends OptionTable>(
     let source = display(spec);
     let rawValue: unknown;
     for (const name of [spec.flag, ...(spec.aliases ?? [])]) {
-      if (raw[name] === undefined) continue;
+      if (raw[argName(name)] === undefined) continue;
       if (spec.kind === "list" && Array.isArray(rawValue)) {
-        rawValue = [...rawValue, ...(raw[name] as unknown[])];
-      } else rawValue = raw[name];
+        rawValue = [...rawValue, ...(raw[argName(name)] as unknown[])];
+      } else rawValue = raw[argName(name)];
       source = `--${name}`;
     }
     if (rawValue === undefined) {

@@ -30,6 +30,13 @@ import { TimesliceCollector } from "../metrics/timeslices.ts";
 import { runWarnings, samplingWarnings } from "../metrics/warnings.ts";
 import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
 import { writeTimeslices } from "../export/timeslices.ts";
+import {
+  exportNames,
+  LineFile,
+  outputEntry,
+  rawLine,
+  writeOutputsJson,
+} from "../export/raw_export.ts";
 
 /** What `finish` reports back to the command. */
 export interface RunOutcome {
@@ -56,7 +63,13 @@ export class Results {
   readonly aggregator: MetricsAggregator;
   /** The warmup phase's metrics: kept apart, exported as `warmup_metrics`. */
   readonly warmup: MetricsAggregator;
-  #writer: RecordWriter;
+  /** `profile_export.jsonl`'s writer; null at `--export-level summary`. */
+  #writer: RecordWriter | null;
+  /** `<prefix>_raw.jsonl`, at `--export-level raw`. */
+  #raw: LineFile | null = null;
+  /** The entries of `outputs.json`, when asked for. */
+  #outputs: Record<string, unknown>[] | null;
+  #names: ReturnType<typeof exportNames>;
   #tokenizer: Tokenizer;
   #inputTokens: (number | null)[][];
   #requested: (number | null)[][];
@@ -67,9 +80,11 @@ export class Results {
   #writeFailure: ArtifactError | null = null;
   #onWriteFailure: ((e: ArtifactError) => void) | null = null;
 
-  private constructor(opts: ResultsOptions, writer: RecordWriter) {
+  private constructor(opts: ResultsOptions, writer: RecordWriter | null) {
     this.#opts = opts;
     this.#writer = writer;
+    this.#names = exportNames(opts.exportPrefix);
+    this.#outputs = opts.outputsJson || opts.exportLevel === "raw" ? [] : null;
     this.#tokenizer = opts.tokenizer ?? builtinTokenizer();
     this.aggregator = new MetricsAggregator({ goodput: opts.goodput });
     this.warmup = new MetricsAggregator({ goodput: opts.goodput });
@@ -94,7 +109,10 @@ export class Results {
     return n;
   }
 
-  /** Creates the run directory, writes `inputs.json`, and opens `profile_export.jsonl`. */
+  /**
+   * Creates the run directory, writes `inputs.json`, and opens `profile_export.jsonl` (unless
+   * the export level is `summary`) and the raw export (when it is `raw`).
+   */
   static async open(opts: ResultsOptions): Promise<Results> {
     await Deno.mkdir(opts.runDir, { recursive: true }).catch((e) => {
       throw writeFailure(opts.runDir, e);
@@ -104,10 +122,14 @@ export class Results {
       opts.conversations.map((c) => ({ sessionId: c.sessionId, payloads: c.bodies })),
     );
     // A failed write arrives here once lines are written: `results` exists by then.
-    const writer = await RecordWriter.open(join(opts.runDir, "profile_export.jsonl"), {
-      onError: (e) => results.#failed(e),
-    });
+    const names = exportNames(opts.exportPrefix);
+    const writer = opts.exportLevel === "summary"
+      ? null
+      : await RecordWriter.open(join(opts.runDir, names.records), {
+        onError: (e) => results.#failed(e),
+      });
     const results = new Results(opts, writer);
+    if (opts.exportLevel === "raw") results.#raw = LineFile.open(join(opts.runDir, names.raw));
     return results;
   }
 
@@ -134,10 +156,15 @@ export class Results {
   #write(record: RequestRecord, values: RecordValues): void {
     if (this.#writeFailure !== null) return;
     try {
-      this.#writer.writeValues(record, values);
+      this.#writer?.writeValues(record, values);
+      if (this.#raw) {
+        const body = this.#opts.conversations[record.conversationIndex]?.bodies[record.turnIndex];
+        this.#raw.add(rawLine(record, body, this.#opts.secrets ?? []));
+      }
     } catch (e) {
       this.#failed(e);
     }
+    this.#outputs?.push(outputEntry(record));
   }
 
   /** Input tokens of a turn, counted once per dataset entry, off the Workers' request path. */
@@ -202,7 +229,12 @@ export class Results {
     opts: { color?: boolean } = {},
   ): Promise<RunOutcome> {
     try {
-      this.#writer.close();
+      this.#writer?.close();
+    } catch (e) {
+      this.#failed(e);
+    }
+    try {
+      this.#raw?.close();
     } catch (e) {
       this.#failed(e);
     }
@@ -215,13 +247,21 @@ export class Results {
     });
     let summaryWritten = true;
     try {
-      await writeArtifact(join(this.#opts.runDir, "profile_export_aiperf.json"), json);
-      await writeSummaryCsv(join(this.#opts.runDir, "profile_export_aiperf.csv"), summary);
+      await writeArtifact(join(this.#opts.runDir, this.#names.json), json);
+      await writeSummaryCsv(join(this.#opts.runDir, this.#names.csv), summary);
       if (this.#slices) {
         await writeTimeslices(
           this.#opts.runDir,
           this.#slices.slices(),
           this.#opts.run.inputConfig,
+          this.#names.timeslices,
+        );
+      }
+      if (this.#outputs) {
+        await writeOutputsJson(
+          join(this.#opts.runDir, "outputs.json"),
+          this.#outputs,
+          this.#opts.secrets ?? [],
         );
       }
     } catch (e) {
@@ -263,4 +303,12 @@ export interface ResultsOptions {
   goodput?: GoodputSlo[];
   /** `--slice-duration` in seconds: also export per-window metrics. */
   sliceDurationS?: number;
+  /** `--profile-export-prefix`: every export named after it (`exportNames`). */
+  exportPrefix?: string;
+  /** `--export-level`: summary (no records file), records (the default), raw (also raw lines). */
+  exportLevel?: "summary" | "records" | "raw";
+  /** `--export-outputs-json`: also write each answer's text to `outputs.json`. */
+  outputsJson?: boolean;
+  /** The target's secrets, redacted from the raw export and `outputs.json`. */
+  secrets?: string[];
 }

@@ -49,8 +49,9 @@ export async function writeTimeslices(
   dir: string,
   slices: Timeslice[],
   inputConfig: Record<string, unknown>,
+  name = "profile_export_aiperf_timeslices",
 ): Promise<void> {
-  const base = `${dir}/profile_export_aiperf_timeslices`;
+  const base = `${dir}/${name}`;
   await writeArtifact(`${base}.json`, timeslicesJson(slices, inputConfig));
   await writeArtifact(`${base}.csv`, timeslicesCsv(slices));
 }

@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import type { ProfileConfig } from "../config/options.ts";
+import { type ProfileConfig, profileOptions } from "../config/options.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { redactConfig } from "../config/redact.ts";
 import { defaultSampling } from "../dataset/sampling.ts";
@@ -25,6 +25,7 @@ import {
 } from "./phases.ts";
 import type { PlannedConversation } from "./types.ts";
 import { checkConflicts } from "./conflicts.ts";
+import { checkFlagStatus, recordedConfig } from "./flag_status.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
 export interface RunPlan {
@@ -44,6 +45,8 @@ export interface RunPlan {
   transport: TransportKind;
   /** One line each: flags the run ignores because others override them (`checkConflicts`). */
   warnings: string[];
+  /** One `--verbose` line per given flag that has no effect in reprise, saying why. */
+  flagNotes: string[];
   /** The warning for a proxy that `--transport http1` bypasses; null when none applies. */
   proxyWarning: string | null;
   /** The warning for a concurrency above the open-file limit (`fd_limit.ts`); null if none. */
@@ -161,6 +164,8 @@ export function resolvePlainPaths(names: readonly string[]): string[] {
  */
 export function planRun(input: PlanInput): RunPlan {
   const { config, dataset, endpoint, target, given } = input;
+  // A flag reprise cannot follow stops the run here, before anything else is worked out.
+  const flagNotes = checkFlagStatus(profileOptions, config, given);
   const model = modelOf(config, dataset);
   const seed = config.randomSeed ?? Math.floor(Math.random() * 2 ** 31);
   const sampling = config.datasetSamplingStrategy ?? defaultSampling(dataset.type);
@@ -199,6 +204,7 @@ export function planRun(input: PlanInput): RunPlan {
     dataset: { type: dataset.type, source: dataset.source },
     transport,
     warnings,
+    flagNotes,
     proxyWarning: input.env
       ? proxyBypassWarning(config.transport, input.env)
       : proxyBypassWarning(config.transport),
@@ -220,7 +226,7 @@ export function planRun(input: PlanInput): RunPlan {
     plainPaths: resolvePlainPaths(config.plainPaths),
     // The resolved values are recorded, so the artifacts say what the run did.
     inputConfig: redactConfig({
-      ...config,
+      ...recordedConfig(profileOptions, config, given),
       model,
       streaming,
       datasetSamplingStrategy: sampling,

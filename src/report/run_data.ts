@@ -106,9 +106,30 @@ export function parsePoints(text: string, file: string): RequestPoint[] {
   return raw.map((r) => ({ startS: (r.start - t0) / 1e9, endS: (r.end - t0) / 1e9, ...r.p }));
 }
 
-/** Reads a run directory: `profile_export_aiperf.json` (required) and `profile_export.jsonl`. */
+/**
+ * The name the run's exports share: `profile_export_aiperf`, else the `--profile-export-prefix`
+ * the run was given (the one `<name>.json` beside a `<name>.csv`); null when there is none.
+ */
+async function summaryName(dir: string): Promise<string | null> {
+  const names = new Set<string>();
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isFile) names.add(e.name);
+  } catch {
+    return null;
+  }
+  if (names.has("profile_export_aiperf.json")) return "profile_export_aiperf";
+  const prefixed = [...names].filter((n) => n.endsWith(".json"))
+    .map((n) => n.slice(0, -5)).filter((n) => names.has(`${n}.csv`));
+  return prefixed.length === 1 ? prefixed[0] : null;
+}
+
+/**
+ * Reads a run directory: `profile_export_aiperf.json` (required) and `profile_export.jsonl`, or
+ * the same exports named after the run's `--profile-export-prefix`.
+ */
 export async function loadRun(dir: string): Promise<RunData> {
-  const summaryPath = join(dir, "profile_export_aiperf.json");
+  const name = await summaryName(dir);
+  const summaryPath = join(dir, `${name ?? "profile_export_aiperf"}.json`);
   const text = await readOptional(summaryPath);
   if (text === null) {
     throw new RunDataError(
@@ -132,7 +153,10 @@ export async function loadRun(dir: string): Promise<RunData> {
     if (isBlock(v) && k !== "input_config") metrics[k] = v;
     else info[k] = v;
   }
-  const jsonlPath = join(dir, "profile_export.jsonl");
+  const jsonlPath = join(
+    dir,
+    name === null || name === "profile_export_aiperf" ? "profile_export.jsonl" : `${name}.jsonl`,
+  );
   const jsonl = await readOptional(jsonlPath);
   return {
     name: basename(dir.replace(/[\\/]+$/, "")) || dir,

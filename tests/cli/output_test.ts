@@ -5,12 +5,12 @@ import { outputIo, progressMode, resultText } from "../../src/cli/output.ts";
 const summary = { table: "TABLE\n", json: '{"a":1}' };
 
 Deno.test("stdout carries the table, or the JSON alone", () => {
-  const base = { outputFormat: "table", quiet: false, ui: "progress" } as const;
+  const base = { outputFormat: "table", quiet: false, ui: "simple" } as const;
   assert.equal(resultText(base, summary), "TABLE\n");
   assert.equal(resultText({ ...base, outputFormat: "json" }, summary), '{"a":1}\n');
   assert.equal(resultText({ ...base, quiet: true }, summary), "");
   assert.equal(resultText({ ...base, quiet: true, outputFormat: "json" }, summary), '{"a":1}\n');
-  assert.equal(progressMode(base), "progress");
+  assert.equal(progressMode(base), "simple");
   assert.equal(progressMode({ ...base, quiet: true }), "none");
 });
 

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { headersProblem, headerValueProblem } from "../headers.ts";
-import { nonNegative, opt } from "./spec.ts";
+import { compat, nonNegative, opt } from "./spec.ts";
 
 /**
  * The Endpoint options of `profile`: the server, the API shape, auth, timeouts, and waiting
@@ -136,5 +136,111 @@ export const endpointOptions = {
     group: "Endpoint",
     help: "Seconds between readiness polls (see --wait-for-model-timeout).",
     metavar: "S",
+  }),
+} as const;
+
+/**
+ * AIPerf's Endpoint flags that reprise parses without their feature: one block, so that each
+ * says in one place what it does here.
+ */
+export const endpointCompatOptions = {
+  modelSelectionStrategy: compat<string>({
+    flag: "model-selection-strategy",
+    kind: "string",
+    values: ["round_robin", "random", "weighted"],
+    default: "round_robin",
+    group: "Endpoint",
+    help: "How requests pick one of several models.",
+    status: "no-effect",
+    why: "reprise benchmarks one model per run, so there is nothing to choose between",
+  }),
+  waitForModelMode: compat<string>({
+    flag: "wait-for-model-mode",
+    kind: "string",
+    values: ["models", "inference", "both"],
+    group: "Endpoint",
+    help: "How readiness is probed: /v1/models, a 1-token inference, or both.",
+    status: "not-yet",
+    why: "reprise probes GET /v1/models only (mode `models`)",
+    noop: (v) => v === "models",
+  }),
+  resetKvCache: compat<boolean>({
+    flag: "reset-kv-cache",
+    kind: "boolean",
+    default: false,
+    group: "Endpoint",
+    help: "POST a KV-cache reset to the server before profiling.",
+    status: "not-yet",
+    why: "the KV-cache reset request is not built yet",
+  }),
+  resetKvCacheTimeoutSeconds: compat<number>({
+    flag: "reset-kv-cache-timeout-seconds",
+    kind: "number",
+    group: "Endpoint",
+    help: "Timeout of the KV-cache reset.",
+    status: "not-yet",
+    why: "the KV-cache reset request is not built yet",
+  }),
+  resetKvCachePath: compat<string>({
+    flag: "reset-kv-cache-path",
+    kind: "string",
+    default: "/reset_prefix_cache",
+    group: "Endpoint",
+    help: "Path of the KV-cache reset.",
+    status: "not-yet",
+    why: "the KV-cache reset request is not built yet",
+  }),
+  serverProfiler: compat<boolean>({
+    flag: "server-profiler",
+    kind: "boolean",
+    default: false,
+    group: "Endpoint",
+    help: "Start and stop the server's profiler around profiling.",
+    status: "not-yet",
+    why: "starting the server's profiler is not built yet",
+  }),
+  serverProfilerTimeoutSeconds: compat<number>({
+    flag: "server-profiler-timeout-seconds",
+    kind: "number",
+    group: "Endpoint",
+    help: "Timeout of the profiler requests.",
+    status: "not-yet",
+    why: "starting the server's profiler is not built yet",
+  }),
+  serverProfilerStartPath: compat<string>({
+    flag: "server-profiler-start-path",
+    kind: "string",
+    default: "/start_profile",
+    group: "Endpoint",
+    help: "Path that starts the profiler.",
+    status: "not-yet",
+    why: "starting the server's profiler is not built yet",
+  }),
+  serverProfilerStopPath: compat<string>({
+    flag: "server-profiler-stop-path",
+    kind: "string",
+    default: "/stop_profile",
+    group: "Endpoint",
+    help: "Path that stops the profiler.",
+    status: "not-yet",
+    why: "starting the server's profiler is not built yet",
+  }),
+  downloadVideoContent: compat<boolean>({
+    flag: "download-video-content",
+    kind: "boolean",
+    default: false,
+    group: "Endpoint",
+    help: "Download generated videos after completion.",
+    status: "not-yet",
+    why: "the video generation endpoint is not built yet",
+  }),
+  uuidAndStrip: compat<boolean>({
+    flag: "uuid-and-strip",
+    kind: "boolean",
+    default: false,
+    group: "Endpoint",
+    help: "Send image UUIDs for vLLM's multimodal cache.",
+    status: "not-yet",
+    why: "image inputs are not built yet",
   }),
 } as const;

@@ -1,7 +1,7 @@
 /** The Input options of `profile`. */
 
 import { z } from "zod";
-import { opt } from "./spec.ts";
+import { compat, opt, type OptionKind } from "./spec.ts";
 
 /**
  * The Input options of `profile`: the dataset file, its type, sampling, the seed, extra inputs.
@@ -57,4 +57,59 @@ export const inputOptions = {
       "Fields merged into payloads reprise builds (`key:value` or JSON); repeatable. `response_field:<JMESPath>` selects the answer text of the raw endpoint.",
     metavar: "KV",
   }),
+} as const;
+
+const PUBLIC = "public datasets (downloads by name) are not built yet";
+const TRACE = "this trace-replay option is not built yet";
+
+/** A not-yet Input flag. */
+function inputFlag<T>(
+  why: string,
+  flag: string,
+  kind: OptionKind,
+  def: T | undefined,
+  help: string,
+) {
+  return compat<T>({ flag, kind, default: def, group: "Input", help, status: "not-yet", why });
+}
+
+/**
+ * AIPerf's Input and Conversation Input flags that reprise parses without their feature: public
+ * datasets and the trace-replay knobs; their defaults are accepted.
+ */
+export const inputCompatOptions = {
+  publicDataset: inputFlag(PUBLIC, "public-dataset", "string", undefined, "A public dataset."),
+  hfSubset: inputFlag(PUBLIC, "hf-subset", "string", undefined, "Hugging Face subset."),
+  hfWekaDataset: inputFlag(PUBLIC, "hf-weka-dataset", "string", undefined, "Weka dataset."),
+  datasetFilter: inputFlag(PUBLIC, "dataset-filter", "list", undefined, "k=v dataset filters."),
+  ignoreTraceDelays: inputFlag(TRACE, "ignore-trace-delays", "boolean", false, "Drop delays."),
+  useThinkTimeOnly: inputFlag(TRACE, "use-think-time-only", "boolean", false, "Think time."),
+  maxContextLength: inputFlag(TRACE, "max-context-length", "number", undefined, "Cap context."),
+  allowDatasetWrap: inputFlag(TRACE, "allow-dataset-wrap", "boolean", false, "Reuse the pool."),
+  traceSessionSampleRatio: inputFlag(
+    TRACE,
+    "trace-session-sample-ratio",
+    "number",
+    undefined,
+    "Keep this fraction of whole sessions.",
+  ),
+  interTurnDelayCapSeconds: inputFlag(
+    TRACE,
+    "inter-turn-delay-cap-seconds",
+    "number",
+    undefined,
+    "Clamp replayed turn delays.",
+  ),
+  maxIdleGapCapSeconds: inputFlag(
+    TRACE,
+    "max-idle-gap-cap-seconds",
+    "number",
+    undefined,
+    "Clamp replayed idle gaps.",
+  ),
+  replaySpeedup: inputFlag(TRACE, "replay-speedup", "number", undefined, "Compress trace time."),
+  openLoopReplay: inputFlag(TRACE, "open-loop-replay", "boolean", true, "Open-loop sessions."),
+  openLoopStrict: inputFlag(TRACE, "open-loop-strict", "boolean", false, "Rows independent."),
+  omitKvHints: inputFlag(TRACE, "omit-kv-hints", "boolean", false, "Drop hash_ids hints."),
+  forceMinTokens: inputFlag(TRACE, "force-min-tokens", "boolean", true, "Pin min_tokens."),
 } as const;

@@ -1,7 +1,7 @@
 /** The Load options of `profile`. */
 
 import { z } from "zod";
-import { fraction, nonNegative, opt, positiveInt } from "./spec.ts";
+import { compat, fraction, nonNegative, opt, type OptionKind, positiveInt } from "./spec.ts";
 
 /**
  * The Load options of `profile`: concurrency, rates, limits, phases, schedules and the HTTP client.
@@ -33,11 +33,13 @@ export const loadOptions = {
     env: ["REPRISE_TRANSPORT"],
     kind: "string",
     schema: z.enum(["auto", "fetch", "http1"]),
-    expect: "one of auto, fetch, http1",
+    expect: "one of auto, http, fetch, http1",
     default: "auto",
+    // AIPerf's only transport is `http`: it means reprise's default.
+    valueAliases: { http: "auto" },
     group: "Load",
     help:
-      "HTTP client: http1 (reprise's own HTTP/1.1 client, far cheaper per streamed token), fetch (honours HTTP(S)_PROXY), or auto (http1 unless a proxy is set).",
+      "HTTP client: http1 (reprise's own HTTP/1.1 client, far cheaper per streamed token), fetch (honours HTTP(S)_PROXY), or auto (http1 unless a proxy is set); `http` (AIPerf's name) is auto.",
     metavar: "KIND",
   }),
   workersMax: opt({
@@ -236,4 +238,69 @@ export const loadOptions = {
     help: "Scale every delay between turns of a conversation.",
     metavar: "R",
   }),
+} as const;
+
+const AGENTIC = "agentic trace replay is not built yet";
+
+/** A not-yet Load flag. */
+function loadFlag<T>(
+  why: string,
+  flag: string,
+  kind: OptionKind,
+  def: T | undefined,
+  help: string,
+) {
+  return compat<T>({ flag, kind, default: def, group: "Load", help, status: "not-yet", why });
+}
+
+/**
+ * AIPerf's Load Generator flags that reprise parses without their feature (agentic replay,
+ * scenarios); their defaults are accepted.
+ */
+export const loadCompatOptions = {
+  trajectoryStartMinRatio: loadFlag(AGENTIC, "trajectory-start-min-ratio", "number", 0.25, "Min."),
+  trajectoryStartMaxRatio: loadFlag(AGENTIC, "trajectory-start-max-ratio", "number", 0.75, "Max."),
+  burstPhaseStarts: loadFlag(AGENTIC, "burst-phase-starts", "boolean", false, "Burst starts."),
+  traceIdleGapCapSeconds: loadFlag(
+    AGENTIC,
+    "trace-idle-gap-cap-seconds",
+    "number",
+    undefined,
+    "Clamp trace idle gaps.",
+  ),
+  systemIdleGapCapSeconds: loadFlag(
+    AGENTIC,
+    "system-idle-gap-cap-seconds",
+    "number",
+    undefined,
+    "Clamp system idle gaps.",
+  ),
+  agenticCacheWarmupDuration: loadFlag(
+    AGENTIC,
+    "agentic-cache-warmup-duration",
+    "number",
+    undefined,
+    "Agentic cache warmup (s).",
+  ),
+  agenticWarmupGracePeriod: loadFlag(
+    AGENTIC,
+    "agentic-warmup-grace-period",
+    "number",
+    undefined,
+    "Agentic warmup grace period (s).",
+  ),
+  scenario: loadFlag(
+    "scenarios (locked benchmark recipes) are not built yet",
+    "scenario",
+    "string",
+    undefined,
+    "A scenario that locks the run's invariants.",
+  ),
+  unsafeOverride: loadFlag(
+    "scenarios (locked benchmark recipes) are not built yet",
+    "unsafe-override",
+    "boolean",
+    false,
+    "Override a scenario's locked values.",
+  ),
 } as const;

@@ -5,6 +5,15 @@ import { z } from "zod";
 /** How a raw command-line or environment string becomes a value. */
 export type OptionKind = "string" | "number" | "boolean" | "list";
 
+/**
+ * What a flag does in reprise. `works`: it does what AIPerf documents. `no-effect`: it cannot
+ * apply to reprise (AIPerf's internals), so it is accepted and `--verbose` says so. `not-yet`: a
+ * feature reprise does not have yet; the flag parses, and a value that would change the run
+ * stops the plan with "not supported yet" (its default, or a value {@link OptionSpec.noop}
+ * accepts, is fine).
+ */
+export type FlagStatus = "works" | "no-effect" | "not-yet";
+
 /** One option. `T` is the validated value's type. */
 export interface OptionSpec<T = unknown> {
   /** The long flag without dashes (`request-count`). */
@@ -34,6 +43,21 @@ export interface OptionSpec<T = unknown> {
    * what is wrong (said after the flag's name), or undefined when the value is fine.
    */
   check?(value: T): string | undefined;
+  /** What the flag does in reprise; absent means `works`. */
+  status?: FlagStatus;
+  /** Why a `no-effect` or `not-yet` flag is so, in a few words (said in errors and the docs). */
+  why?: string;
+  /**
+   * For a `not-yet` flag: whether a given value leaves the run as it is (accepted). Absent: the
+   * value equals the default (false for a boolean without one).
+   */
+  noop?(value: T): boolean;
+  /** The flag may stand alone (`--server-metrics`) or take values (`--server-metrics URL`). */
+  optionalValue?: boolean;
+  /** Other spellings of values, mapped to the value they stand for (`http` → `auto`). */
+  valueAliases?: Record<string, string>;
+  /** Not one of AIPerf's flags: reprise's own (listed apart in docs/aiperf-flags.md). */
+  repriseOnly?: boolean;
 }
 
 /** Declares an option; keeps the value type attached to the spec. */
@@ -55,3 +79,57 @@ export type OptionTable = Record<string, OptionSpec<unknown>>;
 export type ConfigOf<T extends OptionTable> = {
   [K in keyof T]: T[K] extends OptionSpec<infer V> ? V : never;
 };
+
+/** The status of a declared option (`works` when it says none). */
+export function statusOf(spec: OptionSpec): FlagStatus {
+  return spec.status ?? "works";
+}
+
+/** What a compat declaration says; the rest (schema, expect, metavar) follows from `kind`. */
+interface CompatSpec<T> {
+  flag: string;
+  short?: string;
+  aliases?: string[];
+  kind: OptionKind;
+  /** For a string: the values it may take (AIPerf's choices). */
+  values?: readonly string[];
+  default?: T;
+  group: string;
+  help: string;
+  status: FlagStatus;
+  why: string;
+  noop?(value: T): boolean;
+  optionalValue?: boolean;
+}
+
+/**
+ * Declares one of AIPerf's flags that does not work in reprise (`no-effect` or `not-yet`): its
+ * name, value syntax and default as AIPerf has them, a schema from its kind, and the reason.
+ */
+export function compat<T>(c: CompatSpec<T>): OptionSpec<T> {
+  const byKind: Record<OptionKind, [z.ZodType, string, string | undefined]> = {
+    number: [z.number(), "a number", "N"],
+    boolean: [z.boolean(), "true or false", undefined],
+    list: [z.array(z.string()), "one or more values", "VALUE"],
+    string: c.values
+      ? [z.enum(c.values as [string, ...string[]]), `one of ${c.values.join(", ")}`, "CHOICE"]
+      : [z.string(), "a value", "VALUE"],
+  };
+  const [schema, expect, metavar] = byKind[c.kind];
+  return {
+    flag: c.flag,
+    ...(c.short ? { short: c.short } : {}),
+    ...(c.aliases ? { aliases: c.aliases } : {}),
+    kind: c.kind,
+    schema: schema as z.ZodType<T>,
+    expect,
+    ...(c.default !== undefined ? { default: c.default } : {}),
+    group: c.group,
+    help: c.help,
+    ...(metavar ? { metavar } : {}),
+    status: c.status,
+    why: c.why,
+    ...(c.noop ? { noop: c.noop } : {}),
+    ...(c.optionalValue ? { optionalValue: true } : {}),
+  };
+}

@@ -1,7 +1,7 @@
 /** The Synthetic prompts options of `profile`. */
 
 import { z } from "zod";
-import { nonNegative, opt, positiveInt } from "./spec.ts";
+import { compat, nonNegative, opt, type OptionKind, positiveInt } from "./spec.ts";
 
 /**
  * The Synthetic prompts options of `profile`: the shape of generated prompts and sessions.
@@ -165,4 +165,122 @@ export const syntheticOptions = {
     help: "Text synthetic prompts are cut from: the shipped sonnets, or a text file.",
     metavar: "NAME|FILE",
   }),
+} as const;
+
+const SYNTH = "this synthetic-prompt option is not built yet";
+const RESYNTH = "trace re-synthesis is not built yet";
+
+/** A not-yet synthetic-prompt flag. */
+function synthFlag<T>(
+  why: string,
+  flag: string,
+  kind: OptionKind,
+  def: T | undefined,
+  help: string,
+) {
+  return compat<T>({
+    flag,
+    kind,
+    default: def,
+    group: "Synthetic prompts",
+    help,
+    status: "not-yet",
+    why,
+  });
+}
+
+/**
+ * AIPerf's prompt, rankings and synthesis flags that reprise parses without their feature; their
+ * defaults are accepted.
+ */
+export const syntheticCompatOptions = {
+  batchSize: compat<number>({
+    flag: "batch-size",
+    short: "b",
+    kind: "number",
+    default: 1,
+    group: "Synthetic prompts",
+    help: "Texts per request (batch endpoints).",
+    status: "not-yet",
+    why: "batched texts per request are not built yet",
+  }),
+  cacheBust: compat<string>({
+    flag: "cache-bust",
+    kind: "string",
+    values: ["none", "system_prefix", "system_suffix", "first_turn_prefix", "first_turn_suffix"],
+    default: "none",
+    group: "Synthetic prompts",
+    help: "Make each prompt unique to defeat prefix caches.",
+    status: "not-yet",
+    why: SYNTH,
+  }),
+  userContextPromptLength: synthFlag(
+    SYNTH,
+    "user-context-prompt-length",
+    "number",
+    undefined,
+    "Tokens of per-session unique context.",
+  ),
+  islBlockSize: synthFlag(SYNTH, "isl-block-size", "number", undefined, "Tokens per hash id."),
+  rankingsPassagesMean: synthFlag(SYNTH, "rankings-passages-mean", "number", 1, "Passages."),
+  rankingsPassagesStddev: synthFlag(SYNTH, "rankings-passages-stddev", "number", 0, "Stddev."),
+  rankingsPassagesPromptTokenMean: synthFlag(
+    SYNTH,
+    "rankings-passages-prompt-token-mean",
+    "number",
+    550,
+    "Tokens per passage.",
+  ),
+  rankingsPassagesPromptTokenStddev: synthFlag(
+    SYNTH,
+    "rankings-passages-prompt-token-stddev",
+    "number",
+    0,
+    "Passage token stddev.",
+  ),
+  rankingsQueryPromptTokenMean: synthFlag(
+    SYNTH,
+    "rankings-query-prompt-token-mean",
+    "number",
+    550,
+    "Tokens per query.",
+  ),
+  rankingsQueryPromptTokenStddev: synthFlag(
+    SYNTH,
+    "rankings-query-prompt-token-stddev",
+    "number",
+    0,
+    "Query token stddev.",
+  ),
+  synthesisSpeedupRatio: synthFlag(RESYNTH, "synthesis-speedup-ratio", "number", 1.0, "Speedup."),
+  synthesisPrefixLenMultiplier: synthFlag(
+    RESYNTH,
+    "synthesis-prefix-len-multiplier",
+    "number",
+    1.0,
+    "Prefix length multiplier.",
+  ),
+  synthesisPrefixRootMultiplier: synthFlag(
+    RESYNTH,
+    "synthesis-prefix-root-multiplier",
+    "number",
+    1,
+    "Prefix root multiplier.",
+  ),
+  synthesisPromptLenMultiplier: synthFlag(
+    RESYNTH,
+    "synthesis-prompt-len-multiplier",
+    "number",
+    1.0,
+    "Prompt length multiplier.",
+  ),
+  synthesisOutputLenMultiplier: synthFlag(
+    RESYNTH,
+    "synthesis-output-len-multiplier",
+    "number",
+    1.0,
+    "Output length multiplier.",
+  ),
+  synthesisMaxIsl: synthFlag(RESYNTH, "synthesis-max-isl", "number", undefined, "ISL cap."),
+  synthesisMaxOsl: synthFlag(RESYNTH, "synthesis-max-osl", "number", undefined, "OSL cap."),
 } as const;
