@@ -93,13 +93,8 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
     if (yaml) {
       const shown: Record<string, unknown> = {};
       for (const [key, spec] of Object.entries(profileOptions)) {
-        if (
-          key === "config" ||
-          spec.secret && parsed.values[key as keyof typeof profileOptions] !== undefined
-        ) {
-          if (spec.secret) shown[spec.flag] = "<redacted>";
-          continue;
-        }
+        // The file's own path is the input, and a secret is never printed.
+        if (key === "config" || spec.secret) continue;
         shown[spec.flag] = parsed.values[key as keyof typeof profileOptions] ?? null;
       }
       io.stdout(stringify(redactConfig(shown)));
