@@ -209,11 +209,25 @@ class Loader {
       this.fail("the file", root.line, "must be a mapping with a benchmark: section");
     }
     const top = new Map(root.entries.map((e) => [snake(e.key), e]));
+    if (!top.has("benchmark") && !top.has("schema_version") && top.size > 0) {
+      // A body without its envelope (the Kubernetes deployments' files): read as `benchmark:`.
+      if ([...top.keys()].every((k) => BODY_KEYS.has(k))) {
+        const loadgen = top.get("loadgen");
+        if (loadgen) {
+          throw new ConfigError(
+            `${this.file} line ${loadgen.line}: ${loadgen.key}: AIPerf's earlier config layout (loadgen:, endpoint.model_names): not supported yet; write schemaVersion "2.0" with a benchmark: section`,
+          );
+        }
+        this.body(root, "");
+        this.crossCheck();
+        return;
+      }
+    }
     for (const e of root.entries) {
       const k = snake(e.key);
       if (ENVELOPE_KEYS.includes(k)) continue;
       const hint = suggestName(ENVELOPE_KEYS, k);
-      const nested = k in BODY_HINT ? "; schemaVersion 2.0 puts it under benchmark:" : "";
+      const nested = BODY_KEYS.has(k) ? "; schemaVersion 2.0 puts it under benchmark:" : "";
       this.fail(
         e.key,
         e.line,
@@ -246,7 +260,7 @@ class Loader {
     const phases: { role: string; node: Located; shown: string }[] = [];
     for (const e of node.entries) {
       const k = snake(e.key);
-      const at = `${shown}.${e.key}`;
+      const at = shown ? `${shown}.${e.key}` : e.key;
       if (k === "model" || k === "models") this.leafOrMap(e.value, "benchmark.models", at);
       else if (k === "dataset") this.leafOrMap(e.value, "benchmark.dataset", at);
       else if (k === "datasets") this.datasets(e.value, at);
@@ -435,19 +449,25 @@ class Loader {
   private warmType: unknown;
 }
 
-const BODY_HINT: Record<string, true> = {
-  model: true,
-  models: true,
-  endpoint: true,
-  dataset: true,
-  datasets: true,
-  phases: true,
-  profiling: true,
-  warmup: true,
-  artifacts: true,
-  loadgen: true,
-  tokenizer: true,
-};
+/** The keys of the `benchmark:` body (and of the earlier layout), for a body given bare. */
+const BODY_KEYS = new Set([
+  "model",
+  "models",
+  "endpoint",
+  "dataset",
+  "datasets",
+  "phases",
+  "profiling",
+  "warmup",
+  "artifacts",
+  "loadgen",
+  "tokenizer",
+  "slos",
+  "gpu_telemetry",
+  "server_metrics",
+  "runtime",
+  "logging",
+]);
 
 const JINJA_WORDS = new Set([
   "and",
