@@ -136,7 +136,9 @@ class Loader {
   render(text: string, shown: string, line: number, vars: Record<string, unknown>): unknown {
     if (!text.includes("{{") && !text.includes("{%")) return text;
     for (const block of text.matchAll(/\{\{(.*?)\}\}/gs)) {
-      const code = block[1].replace(/(["'])(?:\\.|(?!\1).)*\1/g, "");
+      // Names of variables only: not strings, filters (`| int`), tests (`is defined`), attributes.
+      const code = block[1].replace(/(["'])(?:\\.|(?!\1).)*\1/g, "")
+        .replace(/\|\s*\w+/g, "").replace(/\bis\s+(not\s+)?\w+/g, "");
       for (const m of code.matchAll(/(^|[^.|\w])([A-Za-z_]\w*)/g)) {
         const name = m[2];
         if (JINJA_WORDS.has(name) || name in vars) continue;
@@ -215,7 +217,7 @@ class Loader {
         const loadgen = top.get("loadgen");
         if (loadgen) {
           throw new ConfigError(
-            `${this.file} line ${loadgen.line}: ${loadgen.key}: AIPerf's earlier config layout (loadgen:, endpoint.model_names): not supported yet; write schemaVersion "2.0" with a benchmark: section`,
+            `${this.file} line ${loadgen.line}: ${loadgen.key}: AIPerf's earlier config layout: not supported yet; write schemaVersion "2.0" with a benchmark: section`,
           );
         }
         this.body(root, "");
