@@ -193,13 +193,18 @@ class Loader {
   }
 
   /** The plain value of a node, with `{{ }}` rendered and substituted strings typed. */
-  value(node: Located, shown: string): unknown {
+  value(node: Located, shown: string, keepKeys = false): unknown {
     if (node.kind === "map") {
       return Object.fromEntries(
-        node.entries.map((e) => [snake(e.key), this.value(e.value, `${shown}.${e.key}`)]),
+        node.entries.map((e) => [
+          keepKeys ? e.key : snake(e.key),
+          this.value(e.value, `${shown}.${e.key}`, keepKeys),
+        ]),
       );
     }
-    if (node.kind === "seq") return node.items.map((n, i) => this.value(n, `${shown}[${i}]`));
+    if (node.kind === "seq") {
+      return node.items.map((n, i) => this.value(n, `${shown}[${i}]`, keepKeys));
+    }
     if (typeof node.value !== "string") return node.value;
     const rendered = this.render(node.value, shown, node.line, this.variables);
     return node.substituted && typeof rendered === "string" ? coerce(rendered) : rendered;
@@ -361,7 +366,8 @@ class Loader {
     const notYet = NOT_YET_KEYS.find((k) => k.path === path);
     const checked = CHECKED_KEYS.filter((k) => k.path === path);
     if (keys.length || notYet || checked.length) {
-      const value = this.value(node, shown);
+      // Header names and body fields are data: their spelling is kept.
+      const value = this.value(node, shown, FREE_MAPS.has(path));
       if (path === "benchmark.phases.warmup.type") this.warmType = value;
       try {
         if (notYet && !notYet.isDefault(value)) throw new NotYet(notYet.feature);

@@ -90,6 +90,23 @@ benchmark:
   });
 });
 
+Deno.test("header names and body fields keep their spelling; other keys may be camelCase", () => {
+  assert.deepEqual(
+    load(`
+benchmark:
+  endpoint:
+    headers: {X-Trace-Id: abc}
+    extra: {maxTokens: 5, chat_template_kwargs: {enableThinking: false}}
+    useLegacyMaxTokens: true
+`),
+    {
+      header: ["X-Trace-Id:abc"],
+      extraInputs: ['{"maxTokens":5,"chat_template_kwargs":{"enableThinking":false}}'],
+      useLegacyMaxTokens: true,
+    },
+  );
+});
+
 Deno.test("a warmup phase maps onto the warmup options, by name or by exclude_from_results", () => {
   const v = load(`
 benchmark:
