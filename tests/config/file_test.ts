@@ -346,3 +346,14 @@ Deno.test("every example config of the reference loads, or needs a feature not b
   assert.equal(blocks.length, PAGE_BLOCKS.length);
   blocks.forEach((b, i) => expectLoad(b, `${PAGE} block ${i}`, PAGE_BLOCKS[i]));
 });
+
+Deno.test("docs/config-file.md lists every YAML key and every not-supported feature", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/config-file.md", import.meta.url));
+  for (const k of YAML_KEYS) {
+    assert.ok(doc.includes(`\`${k.path}\``), `${k.path} is not in the doc`);
+  }
+  for (const k of NOT_YET_KEYS) {
+    const last = k.path.split(".").at(-1)!;
+    assert.ok(doc.includes(last), `${k.path} is not in the doc`);
+  }
+});
