@@ -74,9 +74,13 @@ export function equivalentFlags(
 /** Runs `reprise config ...`; returns the exit code. */
 export async function configCommand(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
-    io.stdout(sub === undefined ? USAGE : configHelp());
-    return sub === undefined ? ExitCode.BAD_CONFIG : ExitCode.OK;
+  if (sub === undefined) {
+    io.stderr(`error: reprise config needs a command (expand or validate)\n\n${USAGE}`);
+    return ExitCode.BAD_CONFIG;
+  }
+  if (sub === "--help" || sub === "-h" || sub === "help") {
+    io.stdout(configHelp());
+    return ExitCode.OK;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
     io.stdout(configHelp());

@@ -248,6 +248,15 @@ Deno.test("reprise config validate and expand", opts, async () => {
       assert.match(help.stdout, /reprise config <expand\|validate> -f FILE/);
       assert.match(help.stdout, /yaml: benchmark\.endpoint\.url/);
     }
+    const bare = await runCli(["config"]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /^error: reprise config needs a command \(expand or validate\)\n/);
+    const missing = await runCli(["config", "validate", "-f", join(dir, "none.yaml")]);
+    assert.equal(missing.code, 2);
+    assert.equal(
+      missing.stderr,
+      `error: Cannot read config file "${join(dir, "none.yaml")}": no such file\n`,
+    );
     const none = await runCli(["config", "validate"]);
     assert.equal(none.code, 2);
     assert.equal(
