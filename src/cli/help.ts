@@ -12,11 +12,19 @@ function flagText(spec: OptionTable[string]): string {
   return `${names} ${spec.metavar ?? "VALUE"}`;
 }
 
-/** Renders the options of one command, grouped, with defaults and env vars. */
-export function renderHelp(usage: string, summary: string, table: OptionTable): string {
+/**
+ * Renders the options of one command, grouped, with defaults, env vars and, when `yamlKeys` is
+ * given, the config-file keys that set each option.
+ */
+export function renderHelp(
+  usage: string,
+  summary: string,
+  table: OptionTable,
+  yamlKeys?: (option: string) => string[],
+): string {
   const groups = new Map<string, string[][]>();
   let hidden = 0;
-  for (const spec of Object.values(table)) {
+  for (const [key, spec] of Object.entries(table)) {
     // AIPerf's flags without their feature here are listed in docs/aiperf-flags.md instead.
     if (spec.status !== undefined && spec.status !== "works") {
       hidden++;
@@ -27,6 +35,8 @@ export function renderHelp(usage: string, summary: string, table: OptionTable): 
       notes.push(`default: ${JSON.stringify(spec.default)}`);
     }
     if (spec.env?.length) notes.push(`env: ${spec.env.join(", ")}`);
+    const paths = yamlKeys?.(key) ?? [];
+    if (paths.length) notes.push(`yaml: ${paths.join(", ")}`);
     const help = notes.length ? `${spec.help} [${notes.join("; ")}]` : spec.help;
     if (!groups.has(spec.group)) groups.set(spec.group, []);
     groups.get(spec.group)!.push([flagText(spec), help]);

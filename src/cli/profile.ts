@@ -6,7 +6,7 @@
 import { renderHelp } from "./help.ts";
 import { type ProfileConfig, profileOptions } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
-import { parseConfig } from "../config/profile_config.ts";
+import { parseWithConfigFile, yamlPathsOf } from "../config/file.ts";
 import { redactedCommandLine } from "../config/redact.ts";
 import { datasetForRun } from "../dataset/from_config.ts";
 import { type Endpoint, getEndpoint } from "../endpoints/mod.ts";
@@ -26,6 +26,7 @@ export function profileHelp(): string {
     "reprise profile [options]",
     "Replay a dataset against an inference server at a chosen load; report latency and throughput.",
     profileOptions,
+    yamlPathsOf,
   );
 }
 
@@ -35,7 +36,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     io.stdout(profileHelp());
     return ExitCode.OK;
   }
-  const parsed = parseConfig(args, io.env);
+  const parsed = await parseWithConfigFile(profileOptions, args, io.env);
   if (parsed.positionals.length > 0) {
     throw new ConfigError(
       `unexpected argument "${parsed.positionals[0]}" (options start with --; see --help)`,

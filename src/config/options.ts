@@ -64,6 +64,7 @@ export const profileOptions = {
   sliceDuration: metricsOptions.sliceDuration,
   report: outputOptions.report,
   useLegacyMaxTokens: endpointOptions.useLegacyMaxTokens,
+  config: inputOptions.config,
   inputFile: inputOptions.inputFile,
   customDatasetType: inputOptions.customDatasetType,
   datasetSamplingStrategy: inputOptions.datasetSamplingStrategy,

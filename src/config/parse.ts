@@ -40,6 +40,27 @@ function distance(a: string, b: string): number {
   return row[b.length];
 }
 
+/** The name in `names` closest to `name`, when close enough to be a likely typo. */
+export function suggestName(names: readonly string[], name: string): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = distance(name, n);
+    if (d < bestD) {
+      bestD = d;
+      best = n;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** A value a config file sets for an option, with where it came from (key path, file, line). */
+export interface FileValue {
+  raw: unknown;
+  /** How messages name it: `benchmark.endpoint.url (bench.yaml line 7)`. */
+  source: string;
+}
+
 /** The known flag closest to `flag`, when it is close enough to be a likely typo. */
 export function suggestFlag(table: OptionTable, flag: string): string | undefined {
   const name = flag.replace(/^-+/, "").split("=")[0];
@@ -64,6 +85,10 @@ function display(spec: OptionSpec): string {
 }
 
 function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
+  if (typeof raw === "object" && raw !== null && (spec.kind !== "list" || !Array.isArray(raw))) {
+    const what = spec.kind === "list" ? "a list or a single value" : "a single value";
+    throw new ConfigError(`${source} must be ${what} (${spec.expect})`);
+  }
   if (spec.kind === "number") {
     const text = String(raw).trim();
     const n = text === "" ? NaN : Number(text);
@@ -177,14 +202,15 @@ function aiperfSpellings(argv: string[], table: OptionTable): string[] {
 }
 
 /**
- * Parses `argv` against `table`. Precedence: command line, then env vars, then defaults.
- * Throws {@link ConfigError} for unknown flags (suggesting the nearest), missing values and
- * invalid values.
+ * Parses `argv` against `table`. Precedence: command line, then env vars, then the config file's
+ * values (`file`, keyed by option), then defaults. Throws {@link ConfigError} for unknown flags
+ * (suggesting the nearest), missing values and invalid values.
  */
 export function parseOptions<T extends OptionTable>(
   table: T,
   argv: string[],
   env: EnvReader = () => undefined,
+  file: ReadonlyMap<string, FileValue> = new Map(),
 ): Parsed<T> {
   const options: Record<
     string,
@@ -254,6 +280,11 @@ export function parseOptions<T extends OptionTable>(
           break;
         }
       }
+    }
+    const fromFile = file.get(key);
+    if (rawValue === undefined && fromFile !== undefined) {
+      rawValue = fromFile.raw;
+      source = fromFile.source;
     }
     if (rawValue !== undefined) {
       value = validate(spec, convert(spec, rawValue, source), rawValue, source);

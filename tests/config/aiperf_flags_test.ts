@@ -44,8 +44,6 @@ const OWNED_ELSEWHERE = new Set([
   "--warmup-prefill-concurrency-ramp-duration",
   "--warmup-request-rate-ramp-duration",
   "--num-warmup-sessions",
-  "-f",
-  "--config",
   "--tokenizer",
   "--tokenizer-revision",
   "--tokenizer-trust-remote-code",

@@ -8,6 +8,17 @@ import { compat, opt, type OptionKind } from "./spec.ts";
  * Keys are the config field names.
  */
 export const inputOptions = {
+  config: opt({
+    flag: "config",
+    short: "f",
+    kind: "string",
+    schema: z.string().min(1),
+    expect: "a YAML config file path",
+    group: "Input",
+    help:
+      "AIPerf YAML config file (schemaVersion 2.0; docs/config-file.md). Flags and env vars given override its values.",
+    metavar: "FILE",
+  }),
   inputFile: opt({
     flag: "input-file",
     kind: "string",
