@@ -18,9 +18,11 @@ function seconds(ms: number): string {
 /** How a phase starts its conversations. */
 function timingText(spec: PhaseSpec): string {
   const p = spec.plan.prefillConcurrency;
-  const prefill = p === undefined ? "" : `, at most ${p} waiting for a first token${
-    spec.plan.prefillRampMs ? ` (ramped over ${seconds(spec.plan.prefillRampMs)})` : ""
-  }`;
+  const prefill = p === undefined
+    ? ""
+    : `, at most ${p} waiting for a first token${
+      spec.plan.prefillRampMs ? ` (ramped over ${seconds(spec.plan.prefillRampMs)})` : ""
+    }`;
   return timingCore(spec) + prefill;
 }
 

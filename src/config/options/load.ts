@@ -245,8 +245,7 @@ export const loadOptions = {
     schema: positiveInt,
     expect: "a positive integer",
     group: "Load",
-    help:
-      "At most this many requests waiting for their first token at once (needs --streaming).",
+    help: "At most this many requests waiting for their first token at once (needs --streaming).",
     metavar: "N",
   }),
   prefillConcurrencyRampDuration: opt({
