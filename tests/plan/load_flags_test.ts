@@ -175,6 +175,8 @@ Deno.test("--arrival-pattern concurrency_burst: closed loop without a rate; refu
   const p = plan(["--arrival-pattern", "concurrency_burst", "--concurrency", "4"]);
   assert.deepEqual(p.phases[0].plan.timing, { mode: "concurrency" });
   assert.equal(p.phases[0].slots, 4);
+  // It is what a run without a rate does: nothing is ignored, nothing to warn about.
+  assert.deepEqual(p.warnings, []);
   assert.match(
     refusal(["--arrival-pattern", "concurrency_burst", "--request-rate", "5"]),
     /concurrency_burst sends at no rate/,
