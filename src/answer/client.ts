@@ -15,6 +15,7 @@ import { createHttp1Wire, type Http1Options } from "../transport/http1.ts";
 import type { TransportKind } from "../transport/select.ts";
 import {
   type BodySink,
+  type ConnectionReuse,
   errorText,
   type ResponseHead,
   type ResponseSink,
@@ -45,6 +46,8 @@ export interface Transport {
   close(): void;
   /** The transport's requests waiting for the first bytes of their answers, where it tells. */
   waiting?(): Waiting;
+  /** A conversation ended: the connection kept for it (sticky reuse) is closed. */
+  endSession?(session: object): void;
 }
 
 const utf8 = new TextDecoder();
@@ -78,6 +81,29 @@ class WholeBody implements BodySink {
   }
 }
 
+/** An SSE body that calls `fire` once the first content of the answer was read. */
+class FirstTokenBody implements BodySink {
+  inner: BodySink;
+  r: OpenResult;
+  fire: (() => void) | null = null;
+  constructor(inner: BodySink, r: OpenResult) {
+    this.inner = inner;
+    this.r = r;
+  }
+  stamp(at: number): boolean {
+    return this.inner.stamp(at);
+  }
+  data(buf: Uint8Array, from: number, to: number): boolean {
+    const more = this.inner.data(buf, from, to);
+    const fire = this.fire;
+    if (fire !== null && this.r.times.length > 0) {
+      this.fire = null;
+      fire();
+    }
+    return more;
+  }
+}
+
 /**
  * One request's reading, and, once its result is given back (`recycleResult`), the next one's:
  * the result, the SSE parser, the event reader and the transport's exchange are the same objects
@@ -96,6 +122,8 @@ class Answer implements ResponseSink, ResultOwner {
   #endpoint: Endpoint | null = null;
   #streaming = false;
   #timeoutMs = 0;
+  #firstToken: (() => void) | null = null;
+  #firstBody: FirstTokenBody | null = null;
 
   // The answer.
   #head: ResponseHead | null = null;
@@ -122,6 +150,7 @@ class Answer implements ResponseSink, ResultOwner {
     this.#endpoint = opts.endpoint;
     this.#streaming = opts.streaming;
     this.#timeoutMs = opts.timeoutMs;
+    this.#firstToken = opts.firstToken ?? null;
     this.#phase = null;
     this.#head = null;
     this.#wire.start(opts, this);
@@ -155,6 +184,13 @@ class Answer implements ResponseSink, ResultOwner {
         this.#sse!.parser.reset();
       }
       this.#sink = this.#sse!;
+      if (this.#firstToken !== null) {
+        const first = this.#firstBody ??= new FirstTokenBody(this.#sse!, r);
+        first.inner = this.#sse!;
+        first.fire = this.#firstToken;
+        this.#phase = "stream";
+        return first;
+      }
     } else {
       this.#whole.parts.length = 0;
       this.#sink = this.#whole;
@@ -241,6 +277,7 @@ export function answering(wire: WireTransport, connections = 1, reuse = true): T
     },
   };
   if (wire.waiting !== undefined) transport.waiting = () => wire.waiting!();
+  if (wire.endSession !== undefined) transport.endSession = (s) => wire.endSession!(s);
   return transport;
 }
 
@@ -260,8 +297,12 @@ export function createHttp1Transport(options: Http1Options = {}): Transport {
  * The transport a plan names, with its answers read; fetch needs no state, http1 keeps connection
  * pools. `connections`: how many requests may be in flight on it at once.
  */
-export function createTransport(kind: TransportKind | undefined, connections = 1): Transport {
-  if (kind === "http1") return createHttp1Transport({ connections });
+export function createTransport(
+  kind: TransportKind | undefined,
+  connections = 1,
+  reuse?: ConnectionReuse,
+): Transport {
+  if (kind === "http1") return createHttp1Transport({ connections, reuse });
   // Fetch keeps no state: every run shares `send`.
   return { send, close() {} };
 }

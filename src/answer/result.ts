@@ -14,6 +14,11 @@ export interface SendOptions extends WireRequest {
   streaming: boolean;
   /** Parses JSON bodies and SSE events. */
   endpoint: Endpoint;
+  /**
+   * Called once, as soon as a streamed answer's first content was read (after its arrival was
+   * stamped): a prefill place is given back then. Not called for an answer without content.
+   */
+  firstToken?: () => void;
 }
 
 /** The raw facts of one request; times are `performance.now()` values (ms). */

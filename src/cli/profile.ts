@@ -79,7 +79,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   // Every config error surfaces here, before anything is sent or created.
   const planned = await planStep(input);
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));
-  checkRunPermissions(target.baseUrl);
+  for (const url of target.urls) checkRunPermissions(url);
   try {
     await waitForModel({
       baseUrl: target.baseUrl,

@@ -9,8 +9,10 @@ import { endpointPath } from "../endpoints/mod.ts";
 
 /** The resolved request target. */
 export interface Target {
-  /** Full request URL (credentials removed). */
+  /** Full request URL (credentials removed); the first of `urls`. */
   url: string;
+  /** Every `--url` as a full request URL, in the order given (several: multi-replica runs). */
+  urls: string[];
   /** The server's base URL (scheme, host, port), for readiness probes. */
   baseUrl: string;
   headers: Record<string, string>;
@@ -27,9 +29,26 @@ export function parseHeaders(values: string[]): Record<string, string> {
   return out;
 }
 
-/** Resolves URL, path and headers. */
+/**
+ * Resolves URL, path and headers. Every `--url` gets the same path; credentials are taken from
+ * the first (they become the `Authorization` header every request carries).
+ */
 export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
-  let raw = config.url.trim();
+  const [first, ...rest] = config.url;
+  const one = buildOne({ ...config, url: [first] }, endpoint);
+  const urls = [one.url];
+  const secrets = new Set(one.secrets);
+  for (const u of rest) {
+    const t = buildOne({ ...config, url: [u] }, endpoint);
+    urls.push(t.url);
+    for (const s of t.secrets) secrets.add(s);
+  }
+  return { ...one, urls, secrets: [...secrets].sort((a, b) => b.length - a.length) };
+}
+
+/** One URL's target. */
+function buildOne(config: ProfileConfig, endpoint: Endpoint): Omit<Target, "urls"> {
+  let raw = config.url[0].trim();
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) raw = `http://${raw}`;
   const { url: clean, authorization } = urlCredentials(raw);
   let parsed: URL;

@@ -78,6 +78,7 @@ export const PROCESSOR_PHASE = piece(
 export const WAS_CANCELLED = piece(`,"was_cancelled":`);
 export const CANCELLATION_TIME_NS = piece(`,"cancellation_time_ns":`);
 export const INTENDED_START_NS = piece(`,"intended_start_ns":`);
+export const URL_INDEX = piece(`,"url_index":`);
 export const METRICS_OPEN = piece(`},"metrics":{`);
 export const ERROR_OPEN = piece(`},"error":`);
 export const LINE_END = piece("}");
@@ -201,6 +202,10 @@ function lineHead(rec: RequestRecord, out: LineSink): void {
     // Most requests are meant when they start: the start's digits again.
     if (intended === start) out.epoch(start, 0);
     else out.ascii(intended.toString());
+  }
+  if (rec.urlIndex !== undefined) {
+    out.piece(URL_INDEX);
+    out.int(rec.urlIndex);
   }
   out.piece(METRICS_OPEN);
 }

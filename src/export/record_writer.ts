@@ -49,6 +49,7 @@ import {
   SESSION_NUM,
   TRUE,
   TURN_INDEX,
+  URL_INDEX,
   WAS_CANCELLED,
   WORKER_ID,
   X_CORRELATION_ID,
@@ -260,6 +261,11 @@ export class RecordWriter {
         // The start's digits again.
         for (let i = startAt; i < startEnd; i++) buf[at++] = buf[i];
       } else at = putByteString(buf, at, intended.toString());
+    }
+    if (rec.urlIndex !== undefined) {
+      if (at > limit) return -2;
+      at = putBytes(buf, at, URL_INDEX.bytes);
+      at = putByteString(buf, at, String(rec.urlIndex));
     }
     if (at > limit) return -2;
     at = putBytes(buf, at, METRICS_OPEN.bytes);

@@ -83,6 +83,10 @@ export class ArrivalCursor {
   #step = 0;
   #workBefore = 0;
 
+  /** With a rate series: the segment the integration stands in, and the work before it. */
+  #seg = 0;
+  #segWork = 0;
+
   constructor(schedule: RateSchedule) {
     if (!(schedule.rate > 0) || !Number.isFinite(schedule.rate)) {
       throw new RangeError(`request rate must be a positive number, got ${schedule.rate}`);
@@ -101,7 +105,33 @@ export class ArrivalCursor {
     }
     const s = this.#s;
     while (this.#index < i) this.#sum += unitGap(s.pattern, s.smoothness, s.seed, this.#index++);
-    return this.#timeOfWork(this.#sum);
+    return s.series ? this.#timeOfSeriesWork(s.series, this.#sum) : this.#timeOfWork(this.#sum);
+  }
+
+  /**
+   * When `work` arrivals are due under a piecewise-linear rate: the segment where the integral
+   * of the rate reaches `work`, then the root of its quadratic within it. After the last point
+   * the last rate holds.
+   */
+  #timeOfSeriesWork(series: [number, number][], work: number): number {
+    for (; this.#seg < series.length - 1; this.#seg++) {
+      const [t0, r0] = series[this.#seg];
+      const [t1, r1] = series[this.#seg + 1];
+      const inSeg = ((r0 + r1) / 2) * ((t1 - t0) / 1000);
+      if (work < this.#segWork + inSeg) break;
+      this.#segWork += inSeg;
+    }
+    const [t0, r0] = series[this.#seg];
+    const left = work - this.#segWork;
+    if (this.#seg >= series.length - 1) return t0 + (left / r0) * 1000;
+    const [t1, r1] = series[this.#seg + 1];
+    const dt = (t1 - t0) / 1000;
+    // r(x) = r0 + a x over the segment (x in s): r0 x + a x^2 / 2 = left.
+    const a = (r1 - r0) / dt;
+    const x = Math.abs(a) < 1e-12
+      ? left / r0
+      : (-r0 + Math.sqrt(Math.max(0, r0 * r0 + 2 * a * left))) / a;
+    return t0 + Math.min(Math.max(0, x), dt) * 1000;
   }
 
   /** Inverse of the cumulative expected arrivals: when `work` arrivals are due. */

@@ -25,9 +25,17 @@ export const Ctl = {
   ACTIVE: 8,
   /** Concurrency places allowed now (the cap, raised step by step during a ramp). */
   CAP: 9,
+  /** Requests holding a prefill place: sent and no first token yet (`--prefill-concurrency`). */
+  PREFILL_ACTIVE: 10,
+  /** Prefill places allowed now (raised step by step during a prefill ramp). */
+  PREFILL_CAP: 11,
+  /** Next user number of a user-centric phase. */
+  NEXT_USER: 12,
+  /** Next URL turn of a multi-URL phase whose turns are taken per conversation. */
+  NEXT_URL: 13,
 } as const;
 
-const SIZE = 10;
+const SIZE = 14;
 
 /** CAP when no concurrency limit applies. */
 export const UNCAPPED = 0x7fffffff;
@@ -47,11 +55,19 @@ export function workerInFlight(workerId: number): number {
  * run is stopping. Claims past the limit are undone so ISSUED stays exact.
  */
 export function claimRequest(ctl: Int32Array, requestLimit: number): boolean {
-  if (Atomics.load(ctl, Ctl.STOP) !== 0) return false;
+  return claimRequestNumber(ctl, requestLimit) >= 0;
+}
+
+/**
+ * As {@link claimRequest}, returning the request's number in the phase (from 0), or -1: what a
+ * round robin over several URLs takes its turn from, at no extra cost.
+ */
+export function claimRequestNumber(ctl: Int32Array, requestLimit: number): number {
+  if (Atomics.load(ctl, Ctl.STOP) !== 0) return -1;
   const n = Atomics.add(ctl, Ctl.ISSUED, 1);
   if (n >= requestLimit) {
     Atomics.sub(ctl, Ctl.ISSUED, 1);
-    return false;
+    return -1;
   }
-  return true;
+  return n;
 }

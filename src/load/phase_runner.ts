@@ -66,6 +66,16 @@ export class PhaseRunner {
         if (elapsed >= rampMs) clearInterval(ramp);
       }, RAMP_STEP_MS);
     }
+    const prefillRampMs = plan.prefillRampMs ?? 0;
+    const prefillCap = plan.prefillConcurrency;
+    let prefillRamp: ReturnType<typeof setInterval> | undefined;
+    if (prefillRampMs > 0 && prefillCap !== undefined) {
+      prefillRamp = setInterval(() => {
+        const elapsed = performance.now() - startPerf;
+        this.#pool.setPrefillCap(rampedConcurrency(prefillCap, prefillRampMs, elapsed));
+        if (elapsed >= prefillRampMs) clearInterval(prefillRamp);
+      }, RAMP_STEP_MS);
+    }
     try {
       await this.#pool.runPhase(plan, spec.slots, (records) => {
         this.#gate(records);
@@ -74,6 +84,7 @@ export class PhaseRunner {
     } finally {
       this.#ended = true;
       clearInterval(ramp);
+      clearInterval(prefillRamp);
       for (const t of this.#timers) clearTimeout(t);
     }
     return this.#end;

@@ -184,6 +184,12 @@ export class WorkerPool {
       ? 1
       : plan.maxConcurrency;
     Atomics.store(this.control, Ctl.CAP, cap);
+    const prefill = plan.prefillConcurrency;
+    Atomics.store(
+      this.control,
+      Ctl.PREFILL_CAP,
+      prefill === undefined ? UNCAPPED : (plan.prefillRampMs ?? 0) > 0 ? 1 : prefill,
+    );
     this.#onRecords = onRecords;
     const split = splitSlots(concurrency, this.workers.length);
     return new Promise<void>((resolve, reject) => {
@@ -206,6 +212,13 @@ export class WorkerPool {
     Atomics.store(this.control, Ctl.STOP, 1);
     // Slots waiting for a concurrency place notice the stop now, not at their next timeout.
     Atomics.notify(this.control, Ctl.ACTIVE);
+    Atomics.notify(this.control, Ctl.PREFILL_ACTIVE);
+  }
+
+  /** Sets how many requests may wait for their first token at once (a prefill ramp's step). */
+  setPrefillCap(cap: number): void {
+    Atomics.store(this.control, Ctl.PREFILL_CAP, cap);
+    Atomics.notify(this.control, Ctl.PREFILL_ACTIVE);
   }
 
   /** Sets how many conversations may be in flight at once (a concurrency ramp's step). */

@@ -42,6 +42,7 @@ const enum At {
   CANCELLED,
   HAS_INTENDED,
   HAS_USAGE,
+  URL,
   USAGE,
 }
 /** Numbers before a record's response times: the fields above, the usage, then the count. */
@@ -114,6 +115,7 @@ export class RecordPacker {
     n[o + At.HAS_INTENDED] = rec.intendedStartNs === null ? 0 : 1;
     const usage = rec.usage;
     n[o + At.HAS_USAGE] = usage === null ? 0 : 1;
+    n[o + At.URL] = rec.urlIndex ?? -1;
     for (let k = 0; k < USAGE_FIELDS.length; k++) {
       n[o + At.USAGE + k] = usage?.[USAGE_FIELDS[k]] ?? NaN;
     }
@@ -206,6 +208,8 @@ export function unpackRecords(batch: RecordBatch): RequestRecord[] {
       error: null,
       cancelled: n[o + At.CANCELLED] === 1,
     };
+    const url = n[o + At.URL];
+    if (url >= 0) records[i].urlIndex = url;
     o += FIXED + times;
   }
   for (const [i, error] of batch.errors) records[i].error = error;

@@ -12,8 +12,16 @@ import { hash32 } from "../util/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
 import { epochNs } from "../record/clock.ts";
-import { claimRequest, Ctl, workerInFlight } from "./control.ts";
-import { acquireSlot, releaseSlot, tryAcquireSlot, waitUntil } from "./wait.ts";
+import { claimRequestNumber, Ctl, workerInFlight } from "./control.ts";
+import {
+  acquirePlace,
+  acquireSlot,
+  releasePrefill,
+  releaseSlot,
+  tryAcquirePrefill,
+  tryAcquireSlot,
+  waitUntil,
+} from "./wait.ts";
 import type { PhasePlan } from "../plan/types.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import type { RecordError, RequestRecord } from "../record/record.ts";
@@ -36,6 +44,8 @@ interface Start {
   conversationIndex: number;
   /** `performance.now()` ms; null: now. */
   firstPerf: number | null;
+  /** User-centric rate: when the user's next turn is meant, set as each turn is sent. */
+  nextPerf: number;
 }
 
 /** Receives finished records; the Worker batches them to the main thread. */
@@ -117,8 +127,16 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = createTransport(plan.transport, opts.slots);
+  const transport = createTransport(plan.transport, opts.slots, plan.reuse);
   opts.onTransport?.(transport);
+  // Decided once for the phase: what each request does for the URLs, reuse and prefill flags.
+  const urls = plan.urls;
+  // Sticky connections keep a conversation on one URL; otherwise each request takes the next.
+  const urlPerConversation = urls !== undefined && plan.reuse === "sticky";
+  const sticky = plan.reuse === "sticky" && transport.endSession !== undefined;
+  const sessionHeader = plan.sessionHeader ?? "X-Correlation-ID";
+  const prefill = plan.prefillConcurrency !== undefined;
+  const userGapMs = timing.mode === "users" ? timing.gapMs : 0;
 
   /**
    * Sends conversations, one after another, each one's turns in order: `next` gives the next one
@@ -139,14 +157,28 @@ export async function runSlots(opts: {
     const headers: Record<string, string> = {
       ...plan.headers,
       "X-Request-ID": "",
-      "X-Correlation-ID": "",
+      [sessionHeader]: "",
     };
+    // A prefill place held by the request in flight, given back at its first token or its end.
+    let holding = false;
+    const giveBackPrefill = (): void => {
+      if (holding) {
+        holding = false;
+        releasePrefill(control);
+      }
+    };
+    const firstToken = prefill ? giveBackPrefill : undefined;
     for (;;) {
       const taken = next();
       const start = taken instanceof Promise ? await taken : taken;
       if (start === null) return true;
       const { sessionNum, conversationIndex } = start;
       let completed = true;
+      // Sticky reuse: the conversation's connection is kept under this key.
+      const session = sticky ? {} : undefined;
+      const convUrl = urlPerConversation
+        ? Atomics.add(control, Ctl.NEXT_URL, 1) % urls!.length
+        : -1;
       try {
         const conv = conversations[conversationIndex];
         let intendedPerf = start.firstPerf;
@@ -159,15 +191,39 @@ export async function runSlots(opts: {
             // A turn is never meant before the answer it follows: only the client's delay counts.
             if (ts !== undefined && timing.mode === "fixed") {
               intendedPerf = Math.max(origin + ts - timing.shiftMs, performance.now());
+            } else if (userGapMs > 0) {
+              // A user's turns are a gap apart from the last one's meant time (never before the
+              // answer it follows: a late one is sent at once and shows as lag).
+              intendedPerf = start.nextPerf;
             } else intendedPerf = delay > 0 ? performance.now() + delay : null;
             if (intendedPerf !== null && !(await waitUntil(intendedPerf, stopped))) {
               completed = false;
               break;
             }
           }
-          if (!claimRequest(control, plan.requestLimit)) {
+          if (prefill) {
+            if (
+              !tryAcquirePrefill(control) &&
+              !(await acquirePlace(control, Ctl.PREFILL_ACTIVE, Ctl.PREFILL_CAP))
+            ) {
+              completed = false;
+              break;
+            }
+            holding = true;
+          }
+          const requestNum = claimRequestNumber(control, plan.requestLimit);
+          if (requestNum < 0) {
+            giveBackPrefill();
             completed = false;
             break;
+          }
+          const urlIndex = urls === undefined
+            ? -1
+            : urlPerConversation
+            ? convUrl
+            : requestNum % urls.length;
+          if (userGapMs > 0) {
+            start.nextPerf = (intendedPerf ?? performance.now()) + userGapMs;
           }
           const requestId = crypto.randomUUID();
           // A seeded share of requests is cancelled on purpose, the same ones for the same seed.
@@ -181,9 +237,11 @@ export async function runSlots(opts: {
           Atomics.add(control, Ctl.IN_FLIGHT, 1);
           Atomics.add(control, own, 1);
           headers["X-Request-ID"] = requestId;
-          headers["X-Correlation-ID"] = conv.sessionId;
+          headers[sessionHeader] = conv.sessionId;
           const result = await transport.send({
-            url: plan.url,
+            url: urlIndex < 0 ? plan.url : urls![urlIndex],
+            session,
+            firstToken,
             headers,
             body: answers && turnIndex > 0
               ? liveBody(endpoint, conv.live!, turnIndex, answers)
@@ -193,6 +251,7 @@ export async function runSlots(opts: {
             timeoutMs: plan.timeoutMs,
             signal: cancelling === null ? inFlight.signal : cancelling.signal,
           });
+          giveBackPrefill();
           if (cancelling !== null) {
             clearTimeout(cancelTimer);
             inFlight.release(cancelling);
@@ -208,6 +267,7 @@ export async function runSlots(opts: {
             turnIndex,
             requestId,
             intendedPerf,
+            urlIndex,
           );
           // A failed turn ends its conversation: later turns would build on an answer that never
           // came.
@@ -215,6 +275,7 @@ export async function runSlots(opts: {
         }
         if (completed) Atomics.add(control, Ctl.SESSIONS_DONE, 1);
       } finally {
+        if (session !== undefined) transport.endSession!(session);
         ended();
       }
       if (!completed) return false;
@@ -234,6 +295,7 @@ export async function runSlots(opts: {
     turnIndex: number,
     requestId: string,
     intendedPerf: number | null,
+    urlIndex: number,
   ): void {
     Atomics.sub(control, Ctl.IN_FLIGHT, 1);
     Atomics.sub(control, own, 1);
@@ -254,7 +316,7 @@ export async function runSlots(opts: {
     const responseNs = result.responsePerf;
     for (let i = 0; i < responseNs.length; i++) responseNs[i] = toNs(responseNs[i], start);
     const startNs = epochNs(start);
-    opts.sink({
+    const record: RequestRecord = {
       phase: plan.phase,
       workerId: opts.workerId,
       sessionNum,
@@ -278,14 +340,16 @@ export async function runSlots(opts: {
       httpStatus: result.httpStatus,
       error: scrub(result.error),
       cancelled: result.cancelled,
-    });
+    };
+    if (urlIndex >= 0) record.urlIndex = urlIndex;
+    opts.sink(record);
     if (opts.sinkCopies) recycleResult(result);
   }
 
   /** Closed loop: start the next conversation as soon as this slot (and a place) is free. */
   function slot(): Promise<boolean> {
     // The slot's conversation, refilled for each one it starts.
-    const start: Start = { sessionNum: 0, conversationIndex: 0, firstPerf: null };
+    const start: Start = { sessionNum: 0, conversationIndex: 0, firstPerf: null, nextPerf: 0 };
     /** After a place was taken: the next conversation, or null (the place given back). */
     const take = (): Start | null => {
       const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
@@ -327,7 +391,12 @@ export async function runSlots(opts: {
       if (!(await waitUntil(intended, stopped))) break;
       if (!(await acquireSlot(control))) break;
       const index = timing.mode === "fixed" ? timing.order[i] : pick(i);
-      let start: Start | null = { sessionNum: i, conversationIndex: index, firstPerf: intended };
+      let start: Start | null = {
+        sessionNum: i,
+        conversationIndex: index,
+        firstPerf: intended,
+        nextPerf: 0,
+      };
       const once = () => {
         const s = start;
         start = null;
@@ -341,7 +410,41 @@ export async function runSlots(opts: {
     await Promise.all(running);
   }
 
-  const loop = timing.mode === "concurrency" ? slot : issuer;
+  /**
+   * User-centric rate: one user, sending one conversation at a time, each turn a gap after the
+   * previous one's meant time (and never before its answer). User `u` starts at `u / users` of
+   * a gap; when its conversation ends, the next one starts a gap after its last turn.
+   */
+  async function user(): Promise<void> {
+    if (timing.mode !== "users") return;
+    const u = Atomics.add(control, Ctl.NEXT_USER, 1);
+    const capped = plan.maxConcurrency !== undefined;
+    const start: Start = {
+      sessionNum: 0,
+      conversationIndex: 0,
+      firstPerf: null,
+      nextPerf: origin + (u * timing.gapMs) / timing.users,
+    };
+    await converse(async () => {
+      const at = start.nextPerf;
+      if (plan.durationMs !== undefined && at - origin > plan.durationMs) return null;
+      if (!(await waitUntil(at, stopped))) return null;
+      if (capped && !(await acquireSlot(control))) return null;
+      const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+      if (sessionNum >= plan.conversationLimit) {
+        if (capped) releaseSlot(control);
+        return null;
+      }
+      start.sessionNum = sessionNum;
+      start.conversationIndex = pick(sessionNum);
+      start.firstPerf = at;
+      return start;
+    }, () => {
+      if (capped) releaseSlot(control);
+    });
+  }
+
+  const loop = timing.mode === "concurrency" ? slot : timing.mode === "users" ? user : issuer;
   try {
     await Promise.all(Array.from({ length: opts.slots }, () => loop()));
   } finally {

@@ -33,18 +33,48 @@ export async function waitUntil(perfMs: number, stopped: () => boolean): Promise
  * Takes one of the phase's concurrency places (ACTIVE < CAP), waiting while all are taken.
  * Returns false when the phase stops first.
  */
-export async function acquireSlot(ctl: Int32Array): Promise<boolean> {
+export function acquireSlot(ctl: Int32Array): Promise<boolean> {
+  return acquirePlace(ctl, Ctl.ACTIVE, Ctl.CAP);
+}
+
+/**
+ * Takes a place counted at `activeAt` while it stays below the cap at `capAt`, waiting while
+ * all are taken (concurrency places, prefill places). False when the phase stops first.
+ */
+export async function acquirePlace(
+  ctl: Int32Array,
+  activeAt: number,
+  capAt: number,
+): Promise<boolean> {
   for (;;) {
     if (Atomics.load(ctl, Ctl.STOP) !== 0) return false;
-    const active = Atomics.load(ctl, Ctl.ACTIVE);
-    if (active < Atomics.load(ctl, Ctl.CAP)) {
-      if (Atomics.compareExchange(ctl, Ctl.ACTIVE, active, active + 1) === active) return true;
+    const active = Atomics.load(ctl, activeAt);
+    if (active < Atomics.load(ctl, capAt)) {
+      if (Atomics.compareExchange(ctl, activeAt, active, active + 1) === active) return true;
       continue;
     }
-    // Woken by releaseSlot; the timeout notices STOP and ramps that raise CAP.
-    const w = Atomics.waitAsync(ctl, Ctl.ACTIVE, active, CHECK_MS);
+    // Woken by a release; the timeout notices STOP and ramps that raise the cap.
+    const w = Atomics.waitAsync(ctl, activeAt, active, CHECK_MS);
     if (w.async) await w.value;
   }
+}
+
+/** Takes a prefill place now if one is free (no promise); false when all are taken. */
+export function tryAcquirePrefill(ctl: Int32Array): boolean {
+  for (;;) {
+    if (Atomics.load(ctl, Ctl.STOP) !== 0) return false;
+    const active = Atomics.load(ctl, Ctl.PREFILL_ACTIVE);
+    if (active >= Atomics.load(ctl, Ctl.PREFILL_CAP)) return false;
+    if (Atomics.compareExchange(ctl, Ctl.PREFILL_ACTIVE, active, active + 1) === active) {
+      return true;
+    }
+  }
+}
+
+/** Gives back a prefill place (the request's first token came, or it ended) and wakes a waiter. */
+export function releasePrefill(ctl: Int32Array): void {
+  Atomics.sub(ctl, Ctl.PREFILL_ACTIVE, 1);
+  Atomics.notify(ctl, Ctl.PREFILL_ACTIVE, 1);
 }
 
 /**

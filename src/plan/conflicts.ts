@@ -27,6 +27,8 @@ type ConflictConfig = Pick<
   | "warmupDuration"
   | "warmupRequestRate"
   | "warmupConcurrency"
+  | "numWarmupSessions"
+  | "requestRateSeries"
 >;
 
 /**
@@ -85,10 +87,12 @@ export function checkConflicts(
         );
       }
     }
-    if (config.requestRate === undefined) {
+    // A rate series draws its gaps as a rate does; concurrency_burst asks for no rate.
+    if (config.requestRate === undefined && config.requestRateSeries === undefined) {
       for (
         const key of ["arrivalPattern", "arrivalSmoothness", "requestRateRampDuration"] as const
       ) {
+        if (key === "arrivalPattern" && config.arrivalPattern === "concurrency_burst") continue;
         if (asked(key)) warnings.push(`warning: ${flag(key)} is ignored without --request-rate`);
       }
     }
@@ -110,11 +114,14 @@ export function checkConflicts(
   if (asked("benchmarkGracePeriod") && !asked("benchmarkDuration")) {
     warnings.push("warning: --benchmark-grace-period is ignored without --benchmark-duration");
   }
-  const warmup = config.warmupRequestCount !== undefined || config.warmupDuration !== undefined;
+  const warmup = config.warmupRequestCount !== undefined || config.warmupDuration !== undefined ||
+    config.numWarmupSessions !== undefined;
   for (const key of ["warmupRequestRate", "warmupConcurrency"] as const) {
     if (!warmup && asked(key)) {
       warnings.push(
-        `warning: ${flag(key)} is ignored without --warmup-request-count or --warmup-duration`,
+        `warning: ${
+          flag(key)
+        } is ignored without --warmup-request-count, --warmup-duration or --num-warmup-sessions`,
       );
     }
   }

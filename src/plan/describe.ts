@@ -17,6 +17,17 @@ function seconds(ms: number): string {
 
 /** How a phase starts its conversations. */
 function timingText(spec: PhaseSpec): string {
+  const p = spec.plan.prefillConcurrency;
+  const prefill = p === undefined
+    ? ""
+    : `, at most ${p} waiting for a first token${
+      spec.plan.prefillRampMs ? ` (ramped over ${seconds(spec.plan.prefillRampMs)})` : ""
+    }`;
+  return timingCore(spec) + prefill;
+}
+
+/** How a phase starts its conversations, without its prefill cap. */
+function timingCore(spec: PhaseSpec): string {
   const t = spec.plan.timing ?? { mode: "concurrency" };
   const cap = spec.plan.maxConcurrency;
   const ramp = spec.plan.concurrencyRampMs
@@ -24,6 +35,17 @@ function timingText(spec: PhaseSpec): string {
     : "";
   if (t.mode === "concurrency") return `concurrency ${cap ?? spec.slots}${ramp}`;
   const capped = cap === undefined ? "" : `, at most ${cap} in flight${ramp}`;
+  if (t.mode === "users") {
+    return `user-centric: ${plural(t.users, "user")}, each turn ${
+      seconds(t.gapMs)
+    } after the user's previous one (${
+      Number((t.users / (t.gapMs / 1000)).toFixed(3))
+    } requests/s)${capped}`;
+  }
+  if (t.mode === "rate" && t.schedule.series) {
+    const pts = t.schedule.series.map(([ms, r]) => `${r}/s at ${seconds(ms)}`).join(", ");
+    return `rate series (${t.schedule.pattern}): ${pts}${capped}`;
+  }
   if (t.mode === "rate") {
     const r = t.schedule;
     const rampText = r.rampMs > 0 ? ` reached over ${seconds(r.rampMs)}` : "";
@@ -66,6 +88,20 @@ export function describePlan(plan: RunPlan, url: string): string {
     }; sampling ${plan.sampling}, seed ${plan.seed}; artifacts ${plan.runDir}`,
     ...plan.phases.map((p) => `plan: ${phaseLine(p)}`),
   ];
+  const base = plan.base;
+  if (base.urls && base.urls.length > 1) {
+    lines.push(`plan: ${base.urls.length} URLs, round robin (first shown above)`);
+  }
+  if (base.reuse && base.reuse !== "pooled") {
+    lines.push(
+      `plan: connections: ${
+        base.reuse === "never" ? "a new one per request" : "one per conversation"
+      }`,
+    );
+  }
+  if (base.sessionHeader && base.sessionHeader !== "X-Correlation-ID") {
+    lines.push(`plan: conversation id sent in ${base.sessionHeader}`);
+  }
   if (plan.plainPaths.length > 0) lines.push(`plan: plain paths ${plan.plainPaths.join(", ")}`);
   return lines.join("\n") + "\n";
 }

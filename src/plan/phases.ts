@@ -52,6 +52,18 @@ export type LoadConfig = Pick<
   | "fixedScheduleEndOffset"
   | "sessionDelayRatio"
   | "workersMax"
+  | "prefillConcurrency"
+  | "prefillConcurrencyRampDuration"
+  | "userCentricRate"
+  | "numUsers"
+  | "requestRateSeries"
+  | "warmupArrivalPattern"
+  | "warmupGracePeriod"
+  | "warmupPrefillConcurrency"
+  | "warmupConcurrencyRampDuration"
+  | "warmupPrefillConcurrencyRampDuration"
+  | "warmupRequestRateRampDuration"
+  | "numWarmupSessions"
 >;
 
 /** The request-independent part of every phase's plan: target, endpoint, client, sampling, seed. */
@@ -67,6 +79,9 @@ export type BasePlan = Pick<
   | "sampling"
   | "seed"
   | "transport"
+  | "urls"
+  | "reuse"
+  | "sessionHeader"
 >;
 
 /** Whether the run replays recorded timestamps: asked for, or the dataset carries them. */
@@ -105,10 +120,14 @@ export const SLOTS_PER_WORKER = 512;
  */
 export function poolSize(config: LoadConfig, fixed: boolean, cores: number): number {
   const limit = Math.max(1, config.workersMax ?? cores);
-  if (fixed || config.requestRate !== undefined || config.warmupRequestRate !== undefined) {
+  if (
+    fixed || config.requestRate !== undefined || config.warmupRequestRate !== undefined ||
+    config.requestRateSeries !== undefined || config.userCentricRate !== undefined
+  ) {
     return limit;
   }
   const concurrency = Math.max(config.concurrency, config.warmupConcurrency ?? 0);
+  // Only reached without a rate: a burst warmup runs at its concurrency.
   const wanted = config.workersMax !== undefined
     ? concurrency
     : Math.ceil(concurrency / SLOTS_PER_WORKER);
@@ -157,8 +176,10 @@ export function planPhases(opts: {
   conversations: PlannedConversation[];
   base: BasePlan;
   workers: number;
+  /** The `--request-rate-series` points (`parseRateSeries`), when one was given. */
+  series?: [number, number][];
 }): PhaseSpec[] {
-  const { config, given, conversations, base, workers } = opts;
+  const { config, given, conversations, base, workers, series } = opts;
   const totalTurns = conversations.reduce((n, c) => n + c.bodies.length, 0);
   const graceMs = config.benchmarkGracePeriod * 1000;
   const cancel = {
@@ -169,19 +190,29 @@ export function planPhases(opts: {
   const phases: PhaseSpec[] = [];
   const conc = givenConcurrency(config, given);
 
-  if (config.warmupRequestCount !== undefined || config.warmupDuration !== undefined) {
-    const rate = config.warmupRequestRate ?? config.requestRate;
+  if (
+    config.warmupRequestCount !== undefined || config.warmupDuration !== undefined ||
+    config.numWarmupSessions !== undefined
+  ) {
+    const pattern = config.warmupArrivalPattern ?? config.arrivalPattern;
+    const rate = pattern === "concurrency_burst"
+      ? undefined
+      : config.warmupRequestRate ?? config.requestRate;
     const wconc = config.warmupConcurrency ?? conc;
     const timing: Timing = rate === undefined ? { mode: "concurrency" } : {
       mode: "rate",
       schedule: {
         rate,
-        pattern: config.arrivalPattern,
+        pattern: pattern === "concurrency_burst" ? "poisson" : pattern,
         smoothness: config.arrivalSmoothness,
-        rampMs: 0,
+        rampMs: (config.warmupRequestRateRampDuration ?? 0) * 1000,
         seed: base.seed ^ 0x5a5a5a5a,
       },
     };
+    const wprefill = config.warmupPrefillConcurrency ?? config.prefillConcurrency;
+    const warmupGraceMs = config.warmupGracePeriod === undefined
+      ? graceMs
+      : config.warmupGracePeriod * 1000;
     phases.push({
       plan: {
         ...base,
@@ -189,13 +220,15 @@ export function planPhases(opts: {
         phase: "warmup",
         timing,
         requestLimit: config.warmupRequestCount ?? NO_LIMIT,
-        conversationLimit: NO_LIMIT,
+        conversationLimit: config.numWarmupSessions ?? NO_LIMIT,
         durationMs: config.warmupDuration === undefined ? undefined : config.warmupDuration * 1000,
         maxConcurrency: rate === undefined ? wconc ?? config.concurrency : wconc,
+        concurrencyRampMs: (config.warmupConcurrencyRampDuration ?? 0) * 1000,
+        ...prefill(wprefill, config.warmupPrefillConcurrencyRampDuration),
       },
       slots: rate === undefined ? wconc ?? config.concurrency : workers,
       durationMs: config.warmupDuration === undefined ? undefined : config.warmupDuration * 1000,
-      graceMs,
+      graceMs: warmupGraceMs,
       armAfter: NO_LIMIT,
     });
   }
@@ -211,7 +244,22 @@ export function planPhases(opts: {
     timing = fixed;
     conversationLimit = fixed.order.length;
     requestLimit = Math.min(config.requestCount ?? turns, turns);
-  } else if (config.requestRate !== undefined) {
+  } else if (config.userCentricRate !== undefined && config.numUsers !== undefined) {
+    const users = config.numUsers;
+    timing = { mode: "users", users, gapMs: (users / config.userCentricRate) * 1000 };
+  } else if (series !== undefined) {
+    timing = {
+      mode: "rate",
+      schedule: {
+        rate: series[series.length - 1][1],
+        series,
+        pattern: config.arrivalPattern === "concurrency_burst" ? "poisson" : config.arrivalPattern,
+        smoothness: config.arrivalSmoothness,
+        rampMs: 0,
+        seed: base.seed,
+      },
+    };
+  } else if (config.requestRate !== undefined && config.arrivalPattern !== "concurrency_burst") {
     timing = {
       mode: "rate",
       schedule: {
@@ -237,14 +285,30 @@ export function planPhases(opts: {
       durationMs,
       maxConcurrency: timing.mode === "concurrency" ? config.concurrency : conc,
       concurrencyRampMs: (config.concurrencyRampDuration ?? 0) * 1000,
+      ...prefill(config.prefillConcurrency, config.prefillConcurrencyRampDuration),
       failedThreshold: config.failedRequestThreshold,
       armAfter: Math.max(config.concurrency, 10),
     },
-    slots: timing.mode === "concurrency" ? config.concurrency : workers,
+    slots: timing.mode === "concurrency"
+      ? config.concurrency
+      : timing.mode === "users"
+      ? timing.users
+      : workers,
     durationMs,
     graceMs,
     failedThreshold: config.failedRequestThreshold,
     armAfter: Math.max(config.concurrency, 10),
   });
   return phases;
+}
+
+/** A phase's prefill cap and its ramp (in ms), left out when there is none. */
+function prefill(
+  cap: number | undefined,
+  rampS: number | undefined,
+): Pick<PhasePlan, "prefillConcurrency" | "prefillRampMs"> {
+  if (cap === undefined) return {};
+  return rampS ? { prefillConcurrency: cap, prefillRampMs: rampS * 1000 } : {
+    prefillConcurrency: cap,
+  };
 }

@@ -7,6 +7,7 @@
 
 import { join } from "node:path";
 import { type ProfileConfig, profileOptions } from "../config/options.ts";
+import { ConfigError } from "../config/parse.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { redactConfig } from "../config/redact.ts";
 import { defaultSampling } from "../dataset/sampling.ts";
@@ -26,6 +27,7 @@ import {
 import type { PlannedConversation } from "./types.ts";
 import { checkConflicts } from "./conflicts.ts";
 import { checkFlagStatus, recordedConfig } from "./flag_status.ts";
+import { checkLoadFlags, parseRateSeries, reuseStrategy } from "./load_flags.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
 export interface RunPlan {
@@ -71,6 +73,8 @@ export interface RunPlan {
 export interface PlanTarget {
   /** Full request URL. */
   url: string;
+  /** Every `--url` as a full request URL (several: requests are spread over them). */
+  urls?: string[];
   headers: Record<string, string>;
   /** The secrets of the target (`targetSecrets`), scrubbed from every record's error. */
   secrets?: string[];
@@ -90,6 +94,19 @@ export interface PlanInput {
   env?: (name: string) => string | undefined;
   /** The text of `/proc/self/limits` (null where there is none); default: read it. */
   limits?: () => string | null;
+  /** Reads a file the options name (`--request-rate-series`); default: from disk. */
+  readText?: (path: string) => string;
+}
+
+/** Reads `--request-rate-series`; a file that cannot be read is a config error. */
+function readSeries(path: string, read: (path: string) => string): [number, number][] {
+  let text: string;
+  try {
+    text = read(path);
+  } catch (e) {
+    throw new ConfigError(`--request-rate-series ${path} cannot be read: ${(e as Error).message}`);
+  }
+  return parseRateSeries(text, path);
 }
 
 /**
@@ -180,7 +197,19 @@ export function planRun(input: PlanInput): RunPlan {
   const transport = input.env
     ? resolveTransport(config.transport, target.url, input.env)
     : resolveTransport(config.transport, target.url);
+  warnings.push(...checkLoadFlags(config, {
+    given,
+    streaming,
+    transport,
+    endpointType: config.endpointType,
+    conversations,
+    fixed: fixedSchedule,
+  }));
+  const series = config.requestRateSeries === undefined
+    ? undefined
+    : readSeries(config.requestRateSeries, input.readText ?? Deno.readTextFileSync);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
+  const urls = target.urls ?? [target.url];
   const base: BasePlan = {
     url: target.url,
     headers: target.headers,
@@ -192,8 +221,11 @@ export function planRun(input: PlanInput): RunPlan {
     sampling,
     seed,
     transport,
+    ...(urls.length > 1 ? { urls } : {}),
+    reuse: reuseStrategy(config.connectionReuseStrategy),
+    sessionHeader: config.sessionHeader,
   };
-  const phases = planPhases({ config, given, conversations, workers, base });
+  const phases = planPhases({ config, given, conversations, workers, base, series });
   return {
     model,
     seed,

@@ -25,8 +25,14 @@ export type ArrivalPattern = "constant" | "poisson" | "gamma";
 
 /** A request-rate schedule: target rate, gap distribution, and an optional linear ramp. */
 export interface RateSchedule {
-  /** Requests per second once any ramp is over. */
+  /** Requests per second once any ramp is over (with a series: its last rate). */
   rate: number;
+  /**
+   * A piecewise-linear rate (`--request-rate-series`): `[ms from the start, requests/s]` points,
+   * times increasing, the first at 0; the last rate holds after the last point. Replaces
+   * `rate` and `rampMs`.
+   */
+  series?: [number, number][];
   pattern: ArrivalPattern;
   /** Gamma shape: 1 is Poisson, larger is smoother, smaller is burstier. */
   smoothness: number;
@@ -42,14 +48,35 @@ export interface RateSchedule {
  */
 export type Timing =
   | { mode: "concurrency" }
+  /**
+   * User-centric rate: `users` slots, each a user sending its conversation's turns `gapMs` apart
+   * (each after the previous answer), user `u` starting at `u * gapMs / users`.
+   */
+  | { mode: "users"; users: number; gapMs: number }
   | { mode: "rate"; schedule: RateSchedule }
   | { mode: "fixed"; order: number[]; offsetsMs: number[]; shiftMs: number };
+
+/** How connections are reused (`--connection-reuse-strategy`). */
+export type ReuseStrategy = "pooled" | "never" | "sticky";
 
 /** The parameters of one phase, identical for every Worker. */
 export interface PhasePlan {
   phase: Phase;
-  /** Full request URL. */
+  /** Full request URL (the first of `urls`). */
   url: string;
+  /**
+   * Several full request URLs (`--url` repeated), taken in turn: per request, or per
+   * conversation when `reuse` is sticky. Absent with one URL.
+   */
+  urls?: string[];
+  /** Connection reuse; absent means pooled. */
+  reuse?: ReuseStrategy;
+  /** The header carrying the conversation id (`--session-header`); absent: X-Correlation-ID. */
+  sessionHeader?: string;
+  /** Most requests waiting for their first token at once (`--prefill-concurrency`). */
+  prefillConcurrency?: number;
+  /** Raise the prefill cap from 1 to `prefillConcurrency` over this many ms. */
+  prefillRampMs?: number;
   /** Headers sent with every request (auth, content type, user headers). */
   headers: Record<string, string>;
   /**

@@ -71,4 +71,6 @@ export interface RequestRecord {
   httpStatus: number | null;
   error: RecordError | null;
   cancelled: boolean;
+  /** Which `--url` the request went to (0-based), when several were given. */
+  urlIndex?: number;
 }

@@ -18,6 +18,7 @@ import { writeAll } from "../util/bytes.ts";
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 import {
   type BodySink,
+  type ConnectionReuse,
   errorText,
   exhaustionOf,
   failureOf,
@@ -58,6 +59,8 @@ export interface Http1Options {
    * reads through `Conn.read`, as any runtime allows. Default true.
    */
   directReads?: boolean;
+  /** How connections are reused; default pooled. */
+  reuse?: ConnectionReuse;
 }
 
 /** Longest request message whose memory an exchange keeps for the next one. */
@@ -73,8 +76,8 @@ interface Client {
   deadlines: Deadlines<Exchange>;
   heads: HeadCache;
   targetOf(raw: string): Target;
-  takeIdle(o: Origin): Connection | undefined;
-  giveBack(o: Origin, c: Connection): void;
+  takeIdle(o: Origin, session: object | undefined): Connection | undefined;
+  giveBack(o: Origin, c: Connection, session: object | undefined): void;
   /** Requests whose answer's body has not begun (`WireTransport.waiting`). */
   waiting: { count: number; since: number };
 }
@@ -125,6 +128,8 @@ class Exchange implements Cancelable, WireExchange {
 
   // The request.
   #signal: AbortSignal | undefined = undefined;
+  /** The request's conversation (sticky reuse). */
+  #session: object | undefined = undefined;
   timeoutMs = 0;
   #origin: Origin | null = null;
   /** Kept only until the answer's head arrived. */
@@ -180,6 +185,7 @@ class Exchange implements Cancelable, WireExchange {
   start(req: WireRequest, sink: ResponseSink): void {
     this.#sink = sink;
     this.#signal = req.signal;
+    this.#session = req.session;
     this.timeoutMs = req.timeoutMs;
     this.timedOut = false;
     this.cancelled = false;
@@ -239,7 +245,7 @@ class Exchange implements Cancelable, WireExchange {
   /** A connection for the request: a kept-alive one, or a new one. */
   #open(): void {
     const o = this.#origin!;
-    const c = this.#client.takeIdle(o);
+    const c = this.#client.takeIdle(o, this.#session);
     if (c !== undefined) {
       this.#send(c);
       return;
@@ -392,7 +398,7 @@ class Exchange implements Cancelable, WireExchange {
     this.conn = null;
     // Reuse only a connection whose answer was read to its end.
     if (taken && this.#body!.complete && this.#head!.keepAlive && c.start === c.end) {
-      this.#client.giveBack(this.#origin!, c);
+      this.#client.giveBack(this.#origin!, c, this.#session);
     } else {
       c.close();
     }
@@ -438,6 +444,7 @@ class Exchange implements Cancelable, WireExchange {
     this.#watch = null;
     this.#message = null;
     this.#signal = undefined;
+    this.#session = undefined;
     this.#sink = null;
     this.#bodySink = null;
   }
@@ -457,6 +464,9 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
     options.lentBufferBytes,
   );
   const idle = new Map<string, Connection[]>();
+  const reuse = options.reuse ?? "pooled";
+  /** Sticky reuse: each conversation's idle connection, and the origin it is open to. */
+  const sticky = new Map<object, { key: string; c: Connection }>();
   let closed = false;
   const targets = new Targets();
 
@@ -468,7 +478,20 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
     deadlines: new Deadlines<Exchange>(timeUp),
     heads: new HeadCache(),
     targetOf: (raw) => targets.of(raw),
-    takeIdle(o) {
+    takeIdle(o, session) {
+      if (reuse === "never") return undefined;
+      if (reuse === "sticky" && session !== undefined) {
+        const kept = sticky.get(session);
+        if (kept === undefined) return undefined;
+        sticky.delete(session);
+        // A conversation sent elsewhere gets a connection there.
+        if (kept.key !== o.key || kept.c.closed) {
+          kept.c.close();
+          return undefined;
+        }
+        kept.c.take();
+        return kept.c;
+      }
       const list = idle.get(o.key);
       while (list && list.length > 0) {
         const c = list.pop()!;
@@ -479,13 +502,18 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
       }
       return undefined;
     },
-    giveBack(o, c) {
-      if (closed || c.closed) {
+    giveBack(o, c, session) {
+      if (closed || c.closed || reuse === "never") {
         c.close();
         return;
       }
       c.idle();
       c.watch();
+      if (reuse === "sticky" && session !== undefined) {
+        sticky.get(session)?.c.close();
+        sticky.set(session, { key: o.key, c });
+        return;
+      }
       let list = idle.get(o.key);
       if (!list) idle.set(o.key, list = []);
       list.push(c);
@@ -499,6 +527,14 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
       closed = true;
       for (const list of idle.values()) for (const c of list) c.close();
       idle.clear();
+      for (const kept of sticky.values()) kept.c.close();
+      sticky.clear();
+    },
+    endSession(session) {
+      const kept = sticky.get(session);
+      if (kept === undefined) return;
+      sticky.delete(session);
+      kept.c.close();
     },
     waiting: (): Waiting => client.waiting,
   };

@@ -20,7 +20,19 @@ export interface WireRequest {
   timeoutMs: number;
   /** External cancellation (Ctrl+C, request cancellation). */
   signal?: AbortSignal;
+  /**
+   * The conversation the request belongs to, for a transport that keeps one connection per
+   * conversation (`ConnectionReuse` sticky): any object, the same for all its turns.
+   */
+  session?: object;
 }
+
+/**
+ * How a transport reuses connections: `pooled`, kept alive and shared by all requests; `never`,
+ * a new connection per request, closed after it; `sticky`, one per conversation (`session`),
+ * closed when the conversation ends (`WireTransport.endSession`).
+ */
+export type ConnectionReuse = "pooled" | "never" | "sticky";
 
 /** The response head as a reader needs it; a transport may hand the same object to many. */
 export interface ResponseHead {
@@ -84,6 +96,8 @@ export interface WireTransport {
   exchange(): WireExchange;
   /** Closes every idle connection; requests in flight finish on theirs, which are then closed. */
   close(): void;
+  /** A conversation ended: the connection kept for it (sticky reuse) is closed. */
+  endSession?(session: object): void;
   /**
    * Its requests waiting for the first bytes of their answer's body (a streamed answer's first
    * event): sent or being sent, and nothing of the body read yet. Absent where the transport does

@@ -5,7 +5,7 @@ import { renderHelp } from "../../src/cli/help.ts";
 
 Deno.test("defaults apply when nothing is given", () => {
   const { values, given } = parseOptions(profileOptions, []);
-  assert.equal(values.url, "localhost:8000");
+  assert.deepEqual(values.url, ["localhost:8000"]);
   assert.equal(values.endpointType, "chat");
   assert.equal(values.concurrency, 1);
   assert.equal(values.streaming, false);

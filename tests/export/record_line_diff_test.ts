@@ -40,6 +40,7 @@ function referenceLine(rec: RequestRecord, metrics: RecordMetrics): string {
   if (rec.intendedStartNs !== null) {
     meta.push(`"intended_start_ns":${rec.intendedStartNs.toString()}`);
   }
+  if (rec.urlIndex !== undefined) meta.push(`"url_index":${rec.urlIndex}`);
   const out: Record<string, { value: number | number[]; unit: string }> = {};
   for (const tag in metrics) {
     const def = metricDef(tag);
@@ -206,6 +207,8 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
         { sessionNum: 2 ** 31, turnIndex: -3, workerId: 2_147_483_647 },
         { sessionNum: 1.5, turnIndex: -(2 ** 31), workerId: -0 },
         { ackNs: null, intendedStartNs: null, cancelled: true, phase: "warmup" as const },
+        { urlIndex: 0 },
+        { urlIndex: 12, intendedStartNs: null },
         { error: { code: 502, type: "HTTPError", message: 'bad "gateway" é\n' } },
         // Epoch ns: carries and borrows across whole seconds, starts outside 0..2^63, offsets
         // rounded or too large for the digit-by-digit path, the intended start equal or not.

@@ -46,6 +46,7 @@ function record(i: number, rand: () => number): RequestRecord {
     httpStatus: i % 9 === 4 ? null : failed ? 500 : 200,
     error: failed ? { code: 500, type: "HTTPError", message: `boom ${i}` } : null,
     cancelled: i % 10 === 9,
+    ...(i % 5 === 2 ? { urlIndex: i % 3 } : {}),
   };
 }
 

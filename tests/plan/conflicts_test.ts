@@ -90,7 +90,7 @@ Deno.test("a flag another one overrides is a one-line warning, and the run says 
     "warning: --benchmark-grace-period is ignored without --benchmark-duration",
   ]);
   assert.deepEqual(plan(["--warmup-concurrency", "3"]).warnings, [
-    "warning: --warmup-concurrency is ignored without --warmup-request-count or --warmup-duration",
+    "warning: --warmup-concurrency is ignored without --warmup-request-count, --warmup-duration or --num-warmup-sessions",
   ]);
   // Combinations that work together say nothing: --concurrency caps a fixed schedule and
   // --request-count with --benchmark-duration stops at whichever comes first.

@@ -25,12 +25,13 @@ export const endpointOptions = {
   url: opt({
     flag: "url",
     short: "u",
-    kind: "string",
-    schema: z.string().min(1),
+    kind: "list",
+    schema: z.array(z.string().min(1)).min(1),
     expect: "a URL such as http://localhost:8000",
-    default: "localhost:8000",
+    default: ["localhost:8000"],
     group: "Endpoint",
-    help: "Server base URL; `http://` is prepended when no scheme is given.",
+    help:
+      "Server base URL; `http://` is prepended when no scheme is given. Repeat for several replicas (see --url-strategy).",
     metavar: "URL",
   }),
   endpointType: opt({
@@ -136,6 +137,50 @@ export const endpointOptions = {
     group: "Endpoint",
     help: "Seconds between readiness polls (see --wait-for-model-timeout).",
     metavar: "S",
+  }),
+  // Several URLs, connection reuse, the session header and the request body's type.
+  urlStrategy: opt<"round_robin">({
+    flag: "url-strategy",
+    kind: "string",
+    schema: z.enum(["round_robin"]),
+    expect: "round_robin",
+    default: "round_robin",
+    group: "Endpoint",
+    help:
+      "How requests are spread over several --url values: round_robin sends each request to the next URL in turn (a conversation's turns stay on one URL with sticky-user-sessions).",
+    metavar: "STRATEGY",
+  }),
+  connectionReuseStrategy: opt<"pooled" | "never" | "sticky-user-sessions">({
+    flag: "connection-reuse-strategy",
+    kind: "string",
+    schema: z.enum(["pooled", "never", "sticky-user-sessions"]),
+    expect: "one of pooled, never, sticky-user-sessions",
+    default: "pooled",
+    group: "Endpoint",
+    help:
+      "pooled: keep-alive connections shared by all requests; never: a new connection per request, closed after it; sticky-user-sessions: one connection per conversation, all its turns on it (the http1 transport only).",
+    metavar: "STRATEGY",
+  }),
+  sessionHeader: opt({
+    flag: "session-header",
+    kind: "string",
+    schema: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/),
+    expect: "an HTTP header name",
+    default: "X-Correlation-ID",
+    group: "Endpoint",
+    help: "Header carrying the conversation's id on each of its turns (session affinity).",
+    metavar: "NAME",
+  }),
+  requestContentType: opt({
+    flag: "request-content-type",
+    kind: "string",
+    schema: z.string().min(1),
+    expect: "a content type such as application/json",
+    default: "application/json",
+    group: "Endpoint",
+    help:
+      "Content type of request bodies: application/json; multipart/form-data only for endpoints that take forms.",
+    metavar: "TYPE",
   }),
 } as const;
 
