@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { Endpoint } from "../endpoints/types.ts";
 import { ArtifactError, writeArtifact, writeFailure } from "../export/artifact.ts";
 import { renderConsoleTable } from "../export/console_table.ts";
+import { aiperfInputConfig } from "../export/input_config.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
@@ -221,7 +222,7 @@ export class Results {
         await writeTimeslices(
           this.#opts.runDir,
           this.#slices.slices(),
-          this.#opts.run.inputConfig,
+          aiperfInputConfig(this.#opts.run.inputConfig),
         );
       }
     } catch (e) {

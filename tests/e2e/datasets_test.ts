@@ -449,7 +449,7 @@ Deno.test("sampling defaults per dataset type; the flag overrides it", opts, asy
         const texts = server.captured.slice(before).map((c) =>
           JSON.parse(c.body).messages.at(-1).content
         );
-        return { sampling: summary.input_config.datasetSamplingStrategy, texts };
+        return { sampling: summary.input_config.datasets[0].sampling, texts };
       } finally {
         await Deno.remove(join(r.runDir, ".."), { recursive: true });
       }
