@@ -43,6 +43,12 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   // Until the artifact directory exists a signal has nothing to keep: it ends the command now.
   io.exitOnSignal?.(true);
   let config: ProfileConfig = parsed.values;
+  // As in AIPerf, the model is always named; raw and replayed payloads keep their own `model`.
+  if (!config.model) {
+    throw new ConfigError(
+      "--model is required (the model to benchmark, e.g. --model Qwen/Qwen3-0.6B)",
+    );
+  }
   // One seed for the dataset and the run, recorded; without --input-file prompts are synthetic.
   if (config.randomSeed === undefined) {
     config = { ...config, randomSeed: Math.floor(Math.random() * 2 ** 31) };
