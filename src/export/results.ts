@@ -28,7 +28,7 @@ import { promptText } from "../tokenizer/prompt_text.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
 import { requestedOutputTokens } from "../metrics/requested_osl.ts";
 import { TimesliceCollector } from "../metrics/timeslices.ts";
-import { runWarnings, samplingWarnings } from "../metrics/warnings.ts";
+import { missingUsageWarnings, runWarnings, samplingWarnings } from "../metrics/warnings.ts";
 import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
 import { writeTimeslices } from "../export/timeslices.ts";
 
@@ -65,6 +65,8 @@ export class Results {
   #opts: ResultsOptions;
   #errorTypes = new Set<string>();
   #usageRecords = 0;
+  /** Successful profiling answers without usage, under --use-server-token-count. */
+  #missingUsage = 0;
   #writeFailure: ArtifactError | null = null;
   #onWriteFailure: ((e: ArtifactError) => void) | null = null;
 
@@ -188,6 +190,7 @@ export class Results {
       return;
     }
     if (record.error) this.#errorTypes.add(record.error.type);
+    else if (this.#opts.preferUsage && record.usage == null) this.#missingUsage++;
     this.aggregator.addValues(record, values);
     this.#slices?.addValues(record, values);
     this.#write(record, values);
@@ -241,6 +244,7 @@ export class Results {
       summaryWritten,
       warnings: [
         ...runWarnings(summary),
+        ...missingUsageWarnings(this.#missingUsage, this.aggregator.requestCount),
         ...samplingWarnings(this.warmup.sampledMetrics(), "warmup"),
         ...samplingWarnings(this.aggregator.sampledMetrics()),
         ...scheduleLagWarnings(summary),
