@@ -26,13 +26,13 @@ export function resultText(s: OutputSettings, summary: { table: string; json: st
   return s.quiet ? "" : summary.table;
 }
 
-/** Whether a stderr text is an error or warning, which `--quiet` still shows. */
-function isAlert(text: string): boolean {
-  return /^\s*(error|warning)\b/i.test(text);
+/** Whether a stderr text is an error, the only thing `--quiet` still shows. */
+function isError(text: string): boolean {
+  return /^\s*error\b/i.test(text);
 }
 
-/** `io` with `--quiet` applied: stderr passes only errors and warnings. */
+/** `io` with `--quiet` applied: stderr passes only errors (warnings and notes are dropped). */
 export function outputIo(io: Io, s: Pick<OutputSettings, "quiet">): Io {
   if (!s.quiet) return io;
-  return { ...io, stderr: (text) => isAlert(text) ? io.stderr(text) : undefined };
+  return { ...io, stderr: (text) => isError(text) ? io.stderr(text) : undefined };
 }

@@ -53,6 +53,8 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   if (config.randomSeed === undefined) {
     config = { ...config, randomSeed: Math.floor(Math.random() * 2 ** 31) };
   }
+  // From here on, --quiet lets only errors through (the dataset's notes and warnings included).
+  io = outputIo(io, config);
   const extras = parseExtraInputs(config.extraInputs);
   let endpoint: Endpoint;
   try {
@@ -70,7 +72,6 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   );
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));
   const target = buildTarget(config, endpoint);
-  io = outputIo(io, config);
   const input: RunInput = {
     config,
     dataset,
