@@ -48,7 +48,7 @@ export const OUTPUT_TOKEN_COUNT: MetricDef = {
   kind: "record",
   flags: ["produces_tokens", "larger_is_better"],
   displayOrder: 610,
-  record: (rec, m, ctx) => {
+  record: (rec, _m, ctx) => {
     const completion = ctx.preferUsage === false ? undefined : rec.usage?.completionTokens;
     // Servers count reasoning inside completion tokens; output is what remains after the
     // server's own reasoning count. As in AIPerf, a server that gives no reasoning detail has
