@@ -44,6 +44,51 @@ Deno.test("a missing --model is a one-line config error (exit 2) and nothing is 
   }
 });
 
+Deno.test("without --model, only replayed payloads that all name a model may run", async () => {
+  const server = startCaptureServer();
+  const dir = await tempDir();
+  try {
+    const run = (file: string, type: string) =>
+      runCli([
+        "profile",
+        "--url",
+        server.hostPort,
+        "--input-file",
+        file,
+        "--custom-dataset-type",
+        type,
+        "--artifact-dir",
+        join(dir, "a"),
+        "--ui",
+        "none",
+      ]);
+    const mixed = join(dir, "mixed.jsonl");
+    await Deno.writeTextFile(
+      mixed,
+      '{"model":"mine","messages":[{"role":"user","content":"a"}]}\n' +
+        '{"messages":[{"role":"user","content":"b"}]}\n',
+    );
+    const prompts = join(dir, "prompts.jsonl");
+    await Deno.writeTextFile(prompts, '{"text":"hello"}\n');
+    for (const [file, type] of [[mixed, "raw_payload"], [prompts, "single_turn"]]) {
+      const out = await run(file, type);
+      assert.equal(out.code, 2, `${type}: ${out.stderr}`);
+      assert.match(out.stderr, /^error: --model is required/);
+    }
+    assert.equal(server.captured.length, 0);
+    // Every payload names its model: it is sent as written and names the run.
+    const own = join(dir, "own.jsonl");
+    await Deno.writeTextFile(own, '{"model":"mine","messages":[{"role":"user","content":"a"}]}\n');
+    const out = await run(own, "raw_payload");
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(JSON.parse(server.captured[0].body).model, "mine");
+    assert.ok(Deno.statSync(join(dir, "a", "mine-openai-chat-concurrency1")).isDirectory);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("--osl sets max tokens of single_turn lines that give no output_length", async () => {
   const server = startCaptureServer();
   const dir = await tempDir();
