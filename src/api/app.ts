@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { Context, Handler } from "hono";
 import { cors } from "hono/cors";
+import { AIPERF_COMPAT_VERSION } from "../export/summary_json.ts";
 import { redactConfig, redactText, redactValues } from "../config/redact.ts";
 import { DOCS_CSP, docsPage, RENDERER_JS, RENDERER_PATH } from "./docs.ts";
 import { contentTypeFor, listArtifacts, resolveArtifact } from "./files.ts";
@@ -87,16 +88,18 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
 
   get("/api/metrics", (c) => {
     const snap = source.snapshot();
+    // AIPerf's `MetricsResponse` keys; reprise's extras are under `reprise_*` keys.
     return jsonBody(c, {
-      reprise_version: snap.info.version,
+      aiperf_version: AIPERF_COMPAT_VERSION,
       benchmark_id: source.runInfo().benchmark_id,
       model: snap.info.model,
       endpoint_type: snap.info.endpoint_type,
       streaming: snap.info.streaming,
       concurrency: snap.info.concurrency,
       request_rate: snap.info.request_rate,
-      updated_at: snap.updatedAt,
       metrics: snap.metrics,
+      reprise_version: snap.info.version,
+      reprise_updated_at: snap.updatedAt,
     });
   });
 

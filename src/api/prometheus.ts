@@ -1,10 +1,14 @@
 /**
- * The live snapshot in Prometheus text exposition format 0.0.4, named as AIPerf names its series
- * (with the `reprise_` prefix): distributions as summaries `reprise_{tag}_{unit}{quantile=…}`
- * with `_sum`/`_count`, scalar stats as gauges `reprise_{tag}_{stat}_{unit}`, an info series,
- * and request/session counters per phase. Every series carries the run's identifying labels.
+ * The live snapshot in Prometheus text exposition format 0.0.4, with AIPerf's family names and
+ * labels so that scrape configs, dashboards and alerts written for AIPerf keep working:
+ * distributions as summaries `aiperf_{tag}_{unit}{quantile=…}` with `_sum`/`_count`, scalar
+ * stats as gauges `aiperf_{tag}_{stat}_{unit}`, and the `aiperf_info` gauge. Every series
+ * carries AIPerf's run labels (`benchmark_id`, `model`, `endpoint_type`, `streaming`, and
+ * `concurrency` or `request_rate` when set). What AIPerf has no family for (run status, per-phase
+ * and per-Worker counters) stays under reprise-named families (`reprise_*`).
  */
 
+import { AIPERF_COMPAT_VERSION } from "../export/summary_json.ts";
 import type { LiveSnapshot, MetricStats, RunInfo, RunStatus } from "./types.ts";
 
 /** The Content-Type of the text format. */
@@ -97,6 +101,29 @@ function num(v: unknown): number | undefined {
   return typeof v === "number" ? v : undefined;
 }
 
+/** A rate as AIPerf's labels spell a float: `10.0`, `2.5`. */
+function pythonFloat(v: number): string {
+  return Number.isInteger(v) ? `${v}.0` : String(v);
+}
+
+/**
+ * The labels AIPerf puts on every series: the run's identity and its load settings, all as
+ * strings (`streaming` is `true`/`false`; `concurrency` and `request_rate` only when set).
+ */
+export function runLabels(snapshot: LiveSnapshot, run: RunInfo): Record<string, string> {
+  const labels: Record<string, string> = {
+    benchmark_id: run.benchmark_id,
+    model: snapshot.info.model,
+    endpoint_type: snapshot.info.endpoint_type,
+    streaming: String(snapshot.info.streaming),
+  };
+  if (snapshot.info.concurrency !== null) labels.concurrency = String(snapshot.info.concurrency);
+  if (snapshot.info.request_rate !== null) {
+    labels.request_rate = pythonFloat(snapshot.info.request_rate);
+  }
+  return labels;
+}
+
 /** The `/metrics` body for the current snapshot. */
 export function formatPrometheus(
   snapshot: LiveSnapshot,
@@ -104,12 +131,13 @@ export function formatPrometheus(
   status: RunStatus,
 ): string {
   const out = new Exposition();
-  const base = {
-    benchmark_id: run.benchmark_id,
-    model: snapshot.info.model,
-    endpoint_type: snapshot.info.endpoint_type,
-  };
+  const base = runLabels(snapshot, run);
 
+  // `version` is the AIPerf release whose formats reprise follows; reprise's own version is
+  // the `reprise_version` label and the `reprise_info` series.
+  out.family("aiperf_info", "gauge", "AIPerf benchmark information", [
+    ["", { ...base, version: AIPERF_COMPAT_VERSION, reprise_version: snapshot.info.version }, 1],
+  ]);
   out.family("reprise_info", "gauge", "reprise benchmark information", [
     ["", { ...base, version: snapshot.info.version }, 1],
   ]);
@@ -123,7 +151,7 @@ export function formatPrometheus(
   );
 
   for (const [tag, m] of Object.entries(snapshot.metrics)) {
-    const name = `reprise_${sanitizeName(tag)}`;
+    const name = `aiperf_${sanitizeName(tag)}`;
     const unitSuffix = m.unit ? `_${sanitizeUnit(m.unit)}` : "";
     const title = typeof m.header === "string" && m.header ? m.header : tag;
     const inUnit = m.unit ? ` (in ${m.unit})` : "";

@@ -54,15 +54,18 @@ export const MetricStatsSchema = z
 /** `/api/metrics`. */
 export const MetricsResponseSchema = z
   .object({
-    reprise_version: z.string(),
+    aiperf_version: z.string().meta({
+      description: "The AIPerf release whose output formats reprise follows.",
+    }),
     benchmark_id: z.string(),
     model: z.string(),
     endpoint_type: z.string(),
     streaming: z.boolean(),
     concurrency: z.number().nullable(),
     request_rate: z.number().nullable(),
-    updated_at: z.string().meta({ description: "ISO time these values were computed." }),
     metrics: z.record(z.string(), MetricStatsSchema).meta({ description: "Metric tag → stats." }),
+    reprise_version: z.string().meta({ description: "reprise's version." }),
+    reprise_updated_at: z.string().meta({ description: "ISO time these values were computed." }),
   })
   .meta({ description: "Live metric values, refreshed on --stats-interval." });
 

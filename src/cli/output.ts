@@ -35,8 +35,8 @@ function levelOfText(text: string): "ERROR" | "WARNING" | "INFO" {
 }
 
 /**
- * `io` with `--quiet` and the log level applied to stderr: quiet passes errors and warnings;
- * WARNING passes errors and warnings; ERROR and CRITICAL pass errors only.
+ * `io` with `--quiet` and the log level applied to stderr: quiet passes errors only, as AIPerf's
+ * does; WARNING passes errors and warnings; ERROR and CRITICAL pass errors only.
  */
 export function outputIo(io: Io, s: Pick<OutputSettings, "quiet"> & LogSettings): Io {
   if (!s.quiet && shows(s, "INFO")) return io;
@@ -44,7 +44,8 @@ export function outputIo(io: Io, s: Pick<OutputSettings, "quiet"> & LogSettings)
     ...io,
     stderr: (text) => {
       const level = levelOfText(text);
-      if (level !== "INFO" && shows(s, level)) io.stderr(text);
+      if (level === "INFO" || (s.quiet && level !== "ERROR")) return;
+      if (shows(s, level)) io.stderr(text);
     },
   };
 }

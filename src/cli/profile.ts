@@ -9,6 +9,9 @@ import { ConfigError } from "../config/parse.ts";
 import { parseWithConfigFile, yamlPathsOf } from "../config/file.ts";
 import { redactedCommandLine } from "../config/redact.ts";
 import { datasetForRun } from "../dataset/from_config.ts";
+import { INPUTS_JSON } from "../dataset/inputs_json.ts";
+import { RAW_PAYLOAD } from "../dataset/raw_payload.ts";
+import type { Dataset } from "../dataset/types.ts";
 import { type Endpoint, getEndpoint } from "../endpoints/mod.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { ExitCode, signalExitCode } from "./exit_codes.ts";
@@ -19,6 +22,32 @@ import { runStreaming } from "../plan/run_plan.ts";
 import { outputIo } from "./output.ts";
 import { checkRunPermissions } from "./permissions.ts";
 import { NotReadyError, waitForModel } from "./wait_for_model.ts";
+
+const MODEL_REQUIRED =
+  '--model is required (the model to benchmark, e.g. --model Qwen/Qwen3-0.6B; replayed payloads that all carry a "model" may leave it out)';
+
+/**
+ * Whether a run without `--model` can take its model from its dataset: replayed payloads
+ * (`raw_payload`, `inputs_json`) are sent as written, so when every one names a `model`, that is
+ * what the server is asked for and what the run is named after. Any other dataset needs
+ * `--model`, as in AIPerf.
+ */
+function namesOwnModel(dataset: Dataset): boolean {
+  if (dataset.type !== RAW_PAYLOAD && dataset.type !== INPUTS_JSON) return false;
+  let any = false;
+  for (const c of dataset.conversations) {
+    for (const t of c.turns) {
+      try {
+        const m = (JSON.parse(t.body) as { model?: unknown }).model;
+        if (typeof m !== "string" || m === "") return false;
+        any = true;
+      } catch {
+        return false;
+      }
+    }
+  }
+  return any;
+}
 
 /** The `profile` help text. */
 export function profileHelp(): string {
@@ -45,10 +74,14 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   // Until the artifact directory exists a signal has nothing to keep: it ends the command now.
   io.exitOnSignal?.(true);
   let config: ProfileConfig = parsed.values;
+  // As in AIPerf, the model must be named; only replayed payloads can name it themselves.
+  if (!config.model && !config.inputFile) throw new ConfigError(MODEL_REQUIRED);
   // One seed for the dataset and the run, recorded; without --input-file prompts are synthetic.
   if (config.randomSeed === undefined) {
     config = { ...config, randomSeed: Math.floor(Math.random() * 2 ** 31) };
   }
+  // From here on, --quiet lets only errors through (the dataset's notes and warnings included).
+  io = outputIo(io, config);
   const extras = parseExtraInputs(config.extraInputs);
   let endpoint: Endpoint;
   try {
@@ -64,9 +97,9 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     extras.body,
     runStreaming(config, endpoint),
   );
+  if (!config.model && !namesOwnModel(dataset)) throw new ConfigError(MODEL_REQUIRED);
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));
   const target = buildTarget(config, endpoint);
-  io = outputIo(io, config);
   const input: RunInput = {
     config,
     dataset,

@@ -12,7 +12,9 @@ import { redactText } from "../config/redact.ts";
 import type { Dataset } from "../dataset/types.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { checkArtifactDir, writeFailure } from "../export/artifact.ts";
+import { aiperfInputConfig } from "../export/input_config.ts";
 import { Results, type ResultsOptions, type RunOutcome } from "../export/results.ts";
+import { newBenchmarkId, runInfoBlock } from "../export/summary_json.ts";
 import { WorkerPool } from "../load/pool.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
 import { describePlan } from "../plan/describe.ts";
@@ -23,6 +25,7 @@ import type { RequestRecord } from "../record/record.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
 import { VERSION } from "../version.ts";
 import type { ApiServer } from "../api/server.ts";
+import type { RunInfo } from "../api/types.ts";
 import { ExitCode, runExitCode, signalExitCode, type StopSignal } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
 import { type MetricsSetup, metricsSetup } from "./metrics_options.ts";
@@ -108,7 +111,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   const { config, io } = input;
   const { plan } = planned;
   setPlainPaths(plan.plainPaths);
-  const benchmarkId = crypto.randomUUID();
+  const benchmarkId = newBenchmarkId();
   const dashboard = progressMode(config) === "dashboard" && io.isTerminal;
   const resultsOptions: ResultsOptions = {
     runDir: plan.runDir,
@@ -130,8 +133,13 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
     },
   };
   const state = new RunState({
-    config: plan.inputConfig,
-    runInfo: { benchmark_id: benchmarkId, random_seed: plan.seed, cli_command: input.cliCommand },
+    // AIPerf's `/api/config` is its nested BenchmarkConfig, `/api/run` the `run_info` block.
+    config: aiperfInputConfig(plan.inputConfig),
+    runInfo: runInfoBlock({
+      benchmarkId,
+      randomSeed: plan.seed,
+      cliCommand: input.cliCommand,
+    }) as RunInfo,
     info: {
       model: plan.model,
       endpoint_type: config.endpointType,

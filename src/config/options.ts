@@ -155,7 +155,12 @@ export const profileOptions = {
 
 /** Options of `reprise compare <dir> <dir>`. */
 export const compareOptions = {
-  outputFormat: profileOptions.outputFormat,
+  // The same flag and values as profile's, with what compare writes for each.
+  outputFormat: {
+    ...profileOptions.outputFormat,
+    help:
+      "What stdout carries: `table`, one row per metric and statistic (Metric, Stat, the two runs' values, Change in percent marked better or worse); or `json`, `{base, other, metrics: [{tag, unit, stat, base, other, change_pct, larger_is_better}]}` and nothing else.",
+  },
 } as const;
 
 /** The validated `profile` configuration. Unset optional options are undefined. */

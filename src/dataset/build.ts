@@ -14,6 +14,7 @@
 import { formatTurn } from "../endpoints/mod.ts";
 import type { Endpoint, FormatOptions, TurnInput } from "../endpoints/types.ts";
 import { datasetError } from "./errors.ts";
+import { hash32, mulberry32 } from "../util/rng.ts";
 import type { Conversation, LiveTurns, Turn } from "./types.ts";
 
 /** How the run turns a prompt into a body: the endpoint and the run-wide format settings. */
@@ -118,8 +119,37 @@ export interface LoadContext {
   seed: number;
   /** `--num-conversations`, when given. */
   numConversations?: number;
-  /** `--osl`, when given: ShareGPT then keeps completions shorter than its minimum, as AIPerf. */
+  /**
+   * `--osl`, when given: turns of single_turn and multi_turn files that set no `output_length`
+   * ask for a draw of it (as AIPerf fills a custom dataset turn's max tokens); ShareGPT then
+   * keeps completions shorter than its minimum, as AIPerf.
+   */
   outputTokensMean?: number;
+  /** `--osl-stddev`: the spread of those draws (0: exactly the mean). */
+  outputTokensStddev?: number;
+}
+
+/**
+ * Sets the max tokens of every turn that has none to a draw from Normal(`--osl`,
+ * `--osl-stddev`) (rounded, at least 1), seeded by the run's seed: AIPerf applies
+ * `--output-tokens-mean` to file datasets whose entries give no output length. Without `--osl`
+ * nothing changes.
+ */
+export function applyOutputLength(turns: Iterable<PromptTurn>, ctx: LoadContext): void {
+  const mean = ctx.outputTokensMean;
+  if (mean === undefined) return;
+  const stddev = ctx.outputTokensStddev ?? 0;
+  // Its own stream of the seed, so the draws do not shift any other seeded choice.
+  const rand = mulberry32(hash32(ctx.seed, 0, 0x05f1));
+  for (const t of turns) {
+    if (t.input.maxTokens !== undefined) continue;
+    let n = mean;
+    if (stddev > 0) {
+      const z = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+      n = mean + z * stddev;
+    }
+    t.input.maxTokens = Math.max(1, Math.round(n));
+  }
 }
 
 /** The context's body format, or a `DatasetError`: `type` builds its bodies and needs one. */

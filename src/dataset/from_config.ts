@@ -40,6 +40,7 @@ export async function datasetForRun(
     seed,
     numConversations: config.numConversations,
     outputTokensMean: config.osl,
+    outputTokensStddev: config.oslStddev,
   };
   if (config.inputFile) {
     return await loadDataset(config.inputFile, { type: config.customDatasetType, ...ctx });

@@ -5,7 +5,7 @@
  * (`deltas_without_responses`).
  */
 
-import { buildConversation, type LoadContext, requireFormat } from "./build.ts";
+import { applyOutputLength, buildConversation, type LoadContext, requireFormat } from "./build.ts";
 import { datasetError } from "./errors.ts";
 import { forEachLine } from "./lines.ts";
 import { fileStem } from "./paths.ts";
@@ -39,6 +39,7 @@ export async function loadMultiTurn(path: string, ctx: LoadContext): Promise<Dat
       turns.shift();
       for (const t of turns) t.input.system = system;
     }
+    applyOutputLength(turns, ctx);
     const id = rec.session_id === undefined ? `${stem}-${line}` : String(rec.session_id);
     conversations.push(buildConversation(format, id, turns, path));
   });

@@ -5,7 +5,7 @@
  * conversations of their own.
  */
 
-import { buildConversation, type LoadContext, requireFormat } from "./build.ts";
+import { applyOutputLength, buildConversation, type LoadContext, requireFormat } from "./build.ts";
 import { datasetError } from "./errors.ts";
 import { forEachLine } from "./lines.ts";
 import { fileStem } from "./paths.ts";
@@ -30,6 +30,7 @@ export async function loadSingleTurn(path: string, ctx: LoadContext): Promise<Da
   if (sessions.size === 0) {
     throw datasetError(path, "the file is empty: expected one JSON object per line");
   }
+  for (const turns of sessions.values()) applyOutputLength(turns, ctx);
   return {
     type: SINGLE_TURN,
     source: path,

@@ -23,9 +23,9 @@ function append(body: string, keys: number, key: string, json: string): string {
 /**
  * The body to send for a replayed one. With streaming, an endpoint that streams by a body key
  * gets `"stream":true` when the body does not say; TGI (streams by URL path) and raw (the body
- * decides) are sent as they are. A chat body that streams and has no `stream_options` gets
- * `"stream_options":{"include_usage":true}` with server token counts, or the server would send
- * no usage. A body that is not a JSON object is sent as it is.
+ * decides) are sent as they are. A chat or Responses body that streams and has no
+ * `stream_options` gets `"stream_options":{"include_usage":true}` with server token counts (as
+ * AIPerf sets it for both), or the server would send no usage. A body that is not a JSON object is sent as it is.
  */
 export function replayBody(body: string, endpoint: Endpoint, opts: ReplayOptions): string {
   if (!opts.streaming) return body;
@@ -46,7 +46,8 @@ export function replayBody(body: string, endpoint: Endpoint, opts: ReplayOptions
   }
   const streams = !("stream" in obj) || obj.stream === true;
   if (
-    endpoint.type === "chat" && opts.useServerTokenCount && streams && !("stream_options" in obj)
+    (endpoint.type === "chat" || endpoint.type === "responses") && opts.useServerTokenCount &&
+    streams && !("stream_options" in obj)
   ) {
     out = append(out, keys++, "stream_options", `{"include_usage":true}`);
   }

@@ -158,7 +158,9 @@ function inputContent(turn: TurnInput): string | JsonObject[] {
 
 /**
  * A Responses API body: `input` message items (history, then the turn), system text in
- * `instructions`, `max_output_tokens` (the legacy max-tokens flag does not apply here).
+ * `instructions`, `max_output_tokens` (the legacy max-tokens flag does not apply here), and, as
+ * AIPerf's Responses guide says, `stream_options.include_usage` when streaming with server token
+ * counts (the usage then arrives in `response.completed`).
  */
 export function formatResponsesPayload(turn: TurnInput, opts: FormatOptions): JsonObject {
   const input: JsonObject[] = (turn.history ?? []).map((m) => ({
@@ -169,6 +171,7 @@ export function formatResponsesPayload(turn: TurnInput, opts: FormatOptions): Js
   const body: JsonObject = { model: opts.model, input, stream: opts.streaming };
   if (turn.system) body.instructions = turn.system;
   if (turn.maxTokens !== undefined) body.max_output_tokens = turn.maxTokens;
+  if (opts.streaming && opts.useServerTokenCount) body.stream_options = { include_usage: true };
   return withExtras(body, opts);
 }
 

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { Endpoint } from "../endpoints/types.ts";
 import { ArtifactError, writeArtifact, writeFailure } from "../export/artifact.ts";
 import { renderConsoleTable } from "../export/console_table.ts";
+import { aiperfInputConfig } from "../export/input_config.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
@@ -27,7 +28,7 @@ import { promptText } from "../tokenizer/prompt_text.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
 import { requestedOutputTokens } from "../metrics/requested_osl.ts";
 import { TimesliceCollector } from "../metrics/timeslices.ts";
-import { runWarnings, samplingWarnings } from "../metrics/warnings.ts";
+import { missingUsageWarnings, runWarnings, samplingWarnings } from "../metrics/warnings.ts";
 import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
 import { writeTimeslices } from "../export/timeslices.ts";
 import {
@@ -77,6 +78,8 @@ export class Results {
   #opts: ResultsOptions;
   #errorTypes = new Set<string>();
   #usageRecords = 0;
+  /** Successful profiling answers without usage, under --use-server-token-count. */
+  #missingUsage = 0;
   #writeFailure: ArtifactError | null = null;
   #onWriteFailure: ((e: ArtifactError) => void) | null = null;
 
@@ -214,6 +217,7 @@ export class Results {
       return;
     }
     if (record.error) this.#errorTypes.add(record.error.type);
+    else if (this.#opts.preferUsage && record.usage == null) this.#missingUsage++;
     this.aggregator.addValues(record, values);
     this.#slices?.addValues(record, values);
     this.#write(record, values);
@@ -253,7 +257,7 @@ export class Results {
         await writeTimeslices(
           this.#opts.runDir,
           this.#slices.slices(),
-          this.#opts.run.inputConfig,
+          aiperfInputConfig(this.#opts.run.inputConfig),
           this.#names.timeslices,
         );
       }
@@ -280,6 +284,7 @@ export class Results {
       summaryWritten,
       warnings: [
         ...runWarnings(summary),
+        ...missingUsageWarnings(this.#missingUsage, this.aggregator.requestCount),
         ...samplingWarnings(this.warmup.sampledMetrics(), "warmup"),
         ...samplingWarnings(this.aggregator.sampledMetrics()),
         ...scheduleLagWarnings(summary),

@@ -3,6 +3,7 @@
 import type { ErrorSummaryEntry } from "../metrics/error_summary.ts";
 import { type MetricResult, STAT_KEYS, type Summary } from "../metrics/summary.ts";
 import { writeArtifact } from "./artifact.ts";
+import { aiperfInputConfig } from "./input_config.ts";
 
 /** The AIPerf JSON export schema version this file follows (1.5: count/sum, run_info, warmup_metrics). */
 export const SCHEMA_VERSION = "1.5";
@@ -38,12 +39,40 @@ export interface SummaryExtras {
   warmupMetrics?: Summary;
 }
 
-/** ISO 8601 UTC with microseconds, from epoch nanoseconds. */
+/**
+ * A UTC time as AIPerf writes `start_time`/`end_time` (Python's `datetime.isoformat()` of a
+ * naive UTC time): `2026-05-01T05:29:24.409521`, microseconds, no zone suffix.
+ */
 export function isoUtc(ns: bigint): string {
   const ms = ns / 1_000_000n;
   const micros = (ns / 1_000n) % 1_000_000n;
   const base = new Date(Number(ms)).toISOString().slice(0, 19);
-  return `${base}.${(micros < 0n ? micros + 1_000_000n : micros).toString().padStart(6, "0")}Z`;
+  return `${base}.${(micros < 0n ? micros + 1_000_000n : micros).toString().padStart(6, "0")}`;
+}
+
+/** A new benchmark id as AIPerf makes one: a random UUID4 as 32 hex digits, no dashes. */
+export function newBenchmarkId(): string {
+  return crypto.randomUUID().replaceAll("-", "");
+}
+
+/**
+ * The `run_info` block (AIPerf's schema 1.3 fields). A reprise run is one run, never part of a
+ * sweep: no sweep id, trial 0, the `base` variation.
+ */
+export function runInfoBlock(
+  run: Pick<RunInfo, "benchmarkId" | "randomSeed" | "cliCommand">,
+): Record<string, unknown> {
+  return {
+    benchmark_id: run.benchmarkId,
+    sweep_id: null,
+    random_seed: run.randomSeed,
+    trial: 0,
+    run_label: "run_0001",
+    variation_label: "base",
+    variation_index: 0,
+    variation_values: {},
+    cli_command: run.cliCommand,
+  };
 }
 
 /** One metric's stats block: `{unit, avg, …}` with only the statistics it has. */
@@ -71,16 +100,15 @@ export function summaryJson(summary: Summary, run: RunInfo, extras?: SummaryExtr
     reprise_version: run.version,
     benchmark_id: run.benchmarkId,
     ...metricBlocks(summary),
-    input_config: run.inputConfig,
+    input_config: aiperfInputConfig(run.inputConfig),
     was_cancelled: run.wasCancelled,
     error_summary: extras?.errorSummary ?? [],
     start_time: isoUtc(run.startNs),
     end_time: isoUtc(run.endNs),
-    run_info: {
-      benchmark_id: run.benchmarkId,
-      random_seed: run.randomSeed,
-      cli_command: run.cliCommand,
-    },
+    run_info: runInfoBlock(run),
+    // reprise's resolved options in its own flat form: every option, also those AIPerf's
+    // shape has no place for.
+    reprise_input_config: run.inputConfig,
   };
   if (extras?.warmupMetrics) doc.warmup_metrics = metricBlocks(extras.warmupMetrics);
   return JSON.stringify(doc, null, 2) + "\n";

@@ -78,6 +78,13 @@ export class MetricsAggregator {
   #errors = new ErrorCounter();
   #minStart: bigint | null = null;
   #maxEnd: bigint | null = null;
+  /**
+   * Earliest start and latest end of the successful requests: AIPerf's `min_request_timestamp`
+   * and `max_response_timestamp`, so its `benchmark_duration` and every rate over it. A failed
+   * request (a crash answered late, a timeout) does not stretch them.
+   */
+  #okMinStart: bigint | null = null;
+  #okMaxEnd: bigint | null = null;
 
   /** The `--goodput` SLOs with their metrics' positions, or null when none were given. */
   #slos: readonly IndexedSlo[] | null;
@@ -105,6 +112,12 @@ export class MetricsAggregator {
     const end = rec.startNs + BigInt(Math.round(rec.endNs));
     if (this.#minStart === null || rec.startNs < this.#minStart) this.#minStart = rec.startNs;
     if (this.#maxEnd === null || end > this.#maxEnd) this.#maxEnd = end;
+    if (!rec.error) {
+      if (this.#okMinStart === null || rec.startNs < this.#okMinStart) {
+        this.#okMinStart = rec.startNs;
+      }
+      if (this.#okMaxEnd === null || end > this.#okMaxEnd) this.#okMaxEnd = end;
+    }
     // Each value to the column at its position, found without a map.
     const columns = this.#byIndex;
     for (let i = 0; i < RECORD_TAGS.length; i++) {
@@ -182,8 +195,8 @@ export class MetricsAggregator {
   #summarize(live: boolean): Summary {
     const out: MetricResult[] = [];
     const scalars = new Map<string, number>();
-    const start = this.#minStart;
-    const end = this.#maxEnd;
+    const start = this.#okMinStart;
+    const end = this.#okMaxEnd;
     const run: RunValues = {
       requestCount: this.#requests,
       errorCount: this.#errorCount,

@@ -79,11 +79,14 @@ export interface RunValues {
   requestCount: number;
   /** Requests that failed. */
   errorCount: number;
-  /** Earliest request start of the phase (epoch ns), or null when no request was seen. */
+  /** Earliest start of a successful request (epoch ns), or null when none succeeded. */
   minStartNs: number | null;
-  /** Latest request end of the phase (epoch ns), or null when no request was seen. */
+  /** Latest end of a successful request (epoch ns), or null when none succeeded. */
   maxEndNs: number | null;
-  /** Latest end minus earliest start, exact to the nanosecond; null when no request was seen. */
+  /**
+   * Latest end minus earliest start of the successful requests, exact to the nanosecond (AIPerf's
+   * `benchmark_duration`: failed requests do not stretch it); null when none succeeded.
+   */
   durationNs: number | null;
   /** Requests meeting every `--goodput` SLO, or null when no SLO was given. */
   goodCount?: number | null;

@@ -8,12 +8,15 @@ import type { RequestRecord } from "../record/record.ts";
 import { countOf, hiddenFlag, inputTokens, percentOf, total } from "./metric_builders.ts";
 import { AT, type MetricDef, num, type RecordContext } from "./metric_def.ts";
 
-/** Reasoning tokens: the server's count when it gave one that fits the text, else the tokenizer's. */
-function reasoningTokens(rec: RequestRecord, ctx: RecordContext): number {
+/** The server's reasoning count (`completion_tokens_details.reasoning_tokens`), when used. */
+function serverReasoning(rec: RequestRecord, ctx: RecordContext): number | undefined {
   const u = ctx.preferUsage === false ? undefined : rec.usage?.reasoningTokens;
-  // A server that reports 0 reasoning tokens while streaming reasoning text did not count it.
-  if (u != null && (u > 0 || rec.reasoningText === "")) return u;
-  return ctx.tokenizer.count(rec.reasoningText);
+  return u == null ? undefined : u;
+}
+
+/** Reasoning tokens as AIPerf counts them: the server's count when it gave one, else the tokenizer's. */
+function reasoningTokens(rec: RequestRecord, ctx: RecordContext): number {
+  return serverReasoning(rec, ctx) ?? ctx.tokenizer.count(rec.reasoningText);
 }
 
 /** AIPerf's tolerance: an OSL differing from the request by more than min(5 %, 50 tokens). */
@@ -45,11 +48,13 @@ export const OUTPUT_TOKEN_COUNT: MetricDef = {
   kind: "record",
   flags: ["produces_tokens", "larger_is_better"],
   displayOrder: 610,
-  record: (rec, m, ctx) => {
+  record: (rec, _m, ctx) => {
     const completion = ctx.preferUsage === false ? undefined : rec.usage?.completionTokens;
-    // Servers count reasoning inside completion tokens; output is what remains.
+    // Servers count reasoning inside completion tokens; output is what remains after the
+    // server's own reasoning count. As in AIPerf, a server that gives no reasoning detail has
+    // all its completion tokens counted as output: a tokenizer's guess is not subtracted.
     if (completion != null) {
-      return Math.max(0, completion - (num(m, AT.reasoningCount) ?? 0));
+      return Math.max(0, completion - (serverReasoning(rec, ctx) ?? 0));
     }
     return ctx.tokenizer.count(rec.outputText);
   },

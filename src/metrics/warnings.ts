@@ -45,6 +45,20 @@ export function runWarnings(summary: Summary): string[] {
   return out;
 }
 
+/**
+ * With `--use-server-token-count`, the warning AIPerf gives when the server reports no usage:
+ * those answers' token counts come from the tokenizer instead (empty when every answer had it).
+ */
+export function missingUsageWarnings(missing: number, answers: number): string[] {
+  if (missing <= 0) return [];
+  return [
+    `warning: --use-server-token-count: the server reported no token usage for ${missing} of ` +
+    `${answers} answers; their token counts come from the tokenizer (for an OpenAI-compatible ` +
+    `server check that it supports usage reporting; reprise asks for it with ` +
+    `stream_options.include_usage when streaming)`,
+  ];
+}
+
 /** How close a percentile read from a histogram is to the true one, in percent: "0.025%". */
 const WITHIN = `${Math.ceil(HISTOGRAM_RELATIVE_ERROR * 1e5) / 1e3}%`;
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { AIPERF_COMPAT_VERSION } from "../../src/export/summary_json.ts";
 import { createApiApp } from "../../src/api/app.ts";
 import { OPERATIONS } from "../../src/api/openapi.ts";
 import { fakeSource } from "./fake_source.ts";
@@ -24,10 +25,21 @@ Deno.test("GET /api/config and /api/run return the source's values", async () =>
   });
 });
 
-Deno.test("GET /api/metrics has the AIPerf shape with reprise_version", async () => {
+Deno.test("GET /api/metrics has AIPerf's keys, reprise's extras under reprise_ keys", async () => {
   const { source, state } = fakeSource();
   const app = createApiApp(source);
   const body = await json(await app.request("/api/metrics")) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).filter((k) => !k.startsWith("reprise_")), [
+    "aiperf_version",
+    "benchmark_id",
+    "model",
+    "endpoint_type",
+    "streaming",
+    "concurrency",
+    "request_rate",
+    "metrics",
+  ]);
+  assert.equal(body.aiperf_version, AIPERF_COMPAT_VERSION);
   assert.equal(body.reprise_version, "0.1.0");
   assert.equal(body.benchmark_id, "bench-123");
   assert.equal(body.model, state.snapshot.info.model);
@@ -35,7 +47,7 @@ Deno.test("GET /api/metrics has the AIPerf shape with reprise_version", async ()
   assert.equal(body.streaming, true);
   assert.equal(body.concurrency, 4);
   assert.equal(body.request_rate, null);
-  assert.equal(body.updated_at, state.snapshot.updatedAt);
+  assert.equal(body.reprise_updated_at, state.snapshot.updatedAt);
   const metrics = body.metrics as Record<string, Record<string, unknown>>;
   assert.equal(metrics.request_latency.p99, 195);
   assert.equal(metrics.request_latency.unit, "ms");
@@ -148,7 +160,8 @@ Deno.test("GET /metrics is Prometheus text with the right content type", async (
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
   const text = await res.text();
-  assert.match(text, /^# HELP reprise_info /m);
+  assert.match(text, /^# HELP aiperf_info /m);
+  assert.match(text, /^aiperf_request_latency_ms\{.*quantile="0.99"\} 195$/m);
   assert.match(text, /^reprise_requests_completed_total\{.*phase="profiling"\} 100$/m);
 });
 

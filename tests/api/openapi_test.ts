@@ -79,7 +79,9 @@ Deno.test("/openapi.json", async (t) => {
     };
     for (
       const k of [
+        "aiperf_version",
         "reprise_version",
+        "reprise_updated_at",
         "benchmark_id",
         "model",
         "endpoint_type",

@@ -8,6 +8,7 @@ import {
   sanitizeUnit,
 } from "../../src/api/prometheus.ts";
 import type { RunInfo } from "../../src/api/types.ts";
+import { AIPERF_COMPAT_VERSION } from "../../src/export/summary_json.ts";
 import { sampleSnapshot } from "./fake_source.ts";
 
 interface Family {
@@ -59,20 +60,41 @@ Deno.test("formatPrometheus output", async (t) => {
     assert.equal(seen.size, fams.size);
   });
 
-  await t.step("info series", () => {
-    const info = fams.get("reprise_info")!;
+  await t.step("aiperf_info with AIPerf's labels; reprise's version under its own label", () => {
+    const info = fams.get("aiperf_info")!;
     assert.equal(info.type, "GAUGE");
     assert.equal(info.metrics[0].value, "1");
     assert.deepEqual(info.metrics[0].labels, {
       benchmark_id: "bench-1",
       model: snap.info.model,
       endpoint_type: "chat",
-      version: "0.1.0",
+      streaming: "true",
+      concurrency: "4",
+      version: AIPERF_COMPAT_VERSION,
+      reprise_version: "0.1.0",
+    });
+    assert.equal(fams.get("reprise_info")!.metrics[0].labels!.version, "0.1.0");
+  });
+
+  await t.step("every metric series carries the run labels, without version", () => {
+    const lat = fams.get("aiperf_request_latency_avg_ms")!;
+    assert.deepEqual(lat.metrics[0].labels, {
+      benchmark_id: "bench-1",
+      model: snap.info.model,
+      endpoint_type: "chat",
+      streaming: "true",
+      concurrency: "4",
     });
   });
 
+  await t.step("no reprise_-named copy of an AIPerf metric family", () => {
+    assert.ok(fams.has("aiperf_request_latency_ms"));
+    assert.ok(!fams.has("reprise_request_latency_ms"));
+    assert.ok(!fams.has("reprise_request_latency_avg_ms"));
+  });
+
   await t.step("distribution as a summary with _sum and _count", () => {
-    const s = fams.get("reprise_request_latency_ms")!;
+    const s = fams.get("aiperf_request_latency_ms")!;
     assert.equal(s.type, "SUMMARY");
     assert.equal(s.help, "Request Latency (in ms)");
     assert.deepEqual(s.metrics[0].quantiles, {
@@ -82,19 +104,19 @@ Deno.test("formatPrometheus output", async (t) => {
       "0.95": "190",
       "0.99": "195",
     });
-    assert.match(text, /^reprise_request_latency_ms_sum\{[^}]*\} 50250$/m);
-    assert.match(text, /^reprise_request_latency_ms_count\{[^}]*\} 500$/m);
+    assert.match(text, /^aiperf_request_latency_ms_sum\{[^}]*\} 50250$/m);
+    assert.match(text, /^aiperf_request_latency_ms_count\{[^}]*\} 500$/m);
   });
 
-  await t.step("scalar stats as gauges reprise_{tag}_{stat}_{unit}", () => {
+  await t.step("scalar stats as gauges aiperf_{tag}_{stat}_{unit}", () => {
     const expect: [string, string][] = [
-      ["reprise_request_latency_avg_ms", "100.5"],
-      ["reprise_request_latency_min_ms", "10"],
-      ["reprise_request_latency_max_ms", "300"],
-      ["reprise_request_latency_std_ms", "12.25"],
-      ["reprise_request_throughput_avg_requests_per_sec", "12.5"],
-      ["reprise_output_token_throughput_per_user_avg_tps_per_user", "42"],
-      ["reprise_error_rate_avg_percent", "NaN"],
+      ["aiperf_request_latency_avg_ms", "100.5"],
+      ["aiperf_request_latency_min_ms", "10"],
+      ["aiperf_request_latency_max_ms", "300"],
+      ["aiperf_request_latency_std_ms", "12.25"],
+      ["aiperf_request_throughput_avg_requests_per_sec", "12.5"],
+      ["aiperf_output_token_throughput_per_user_avg_tps_per_user", "42"],
+      ["aiperf_error_rate_avg_percent", "NaN"],
     ];
     for (const [name, value] of expect) {
       const f = fams.get(name);
@@ -107,16 +129,16 @@ Deno.test("formatPrometheus output", async (t) => {
 
   await t.step("NaN and infinities spelled per the format", () => {
     assert.equal(
-      fams.get("reprise_output_token_throughput_per_user_tps_per_user")!.metrics[0]
+      fams.get("aiperf_output_token_throughput_per_user_tps_per_user")!.metrics[0]
         .quantiles!["0.99"],
       "+Inf",
     );
-    assert.equal(fams.get("reprise__1st_weird_tag_avg")!.metrics[0].value, "-Inf");
+    assert.equal(fams.get("aiperf__1st_weird_tag_avg")!.metrics[0].value, "-Inf");
   });
 
   await t.step("count and sum become gauges when there are no quantiles", () => {
-    assert.equal(fams.get("reprise__1st_weird_tag_count")!.metrics[0].value, "3");
-    assert.equal(fams.get("reprise__1st_weird_tag_sum")!.metrics[0].value, "9");
+    assert.equal(fams.get("aiperf__1st_weird_tag_count")!.metrics[0].value, "3");
+    assert.equal(fams.get("aiperf__1st_weird_tag_sum")!.metrics[0].value, "9");
   });
 
   await t.step("progress counters per phase", () => {
@@ -149,7 +171,7 @@ Deno.test("formatPrometheus output", async (t) => {
 
   await t.step("label values are escaped and parse back unchanged", () => {
     // The model name holds a quote and a backslash.
-    assert.equal(fams.get("reprise_info")!.metrics[0].labels!.model, 'Qwen/Qwen3 "0.6B"\\x');
+    assert.equal(fams.get("aiperf_info")!.metrics[0].labels!.model, 'Qwen/Qwen3 "0.6B"\\x');
   });
 });
 
@@ -158,7 +180,7 @@ Deno.test("formatPrometheus: an empty snapshot still has info and counters", () 
   snap.metrics = {};
   snap.workers = {};
   const fams = families(formatPrometheus(snap, run, "starting"));
-  assert.ok(fams.has("reprise_info"));
+  assert.ok(fams.has("aiperf_info"));
   assert.ok(fams.has("reprise_requests_sent_total"));
   assert.ok(!fams.has("reprise_worker_requests_total"), "no family without samples");
 });

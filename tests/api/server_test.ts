@@ -18,7 +18,7 @@ Deno.test("startApiServer serves over HTTP on a free port and closes", async () 
     const run = await fetch(`${server.url}/api/run`);
     assert.equal((await run.json()).benchmark_id, "bench-123");
     const metrics = await fetch(`${server.url}/metrics`);
-    assert.match(await metrics.text(), /^reprise_info\{/m);
+    assert.match(await metrics.text(), /^aiperf_info\{/m);
   } finally {
     await server.close();
     await server.close(); // twice is harmless

@@ -96,8 +96,8 @@ Deno.test("the live API follows a run: progress rises, /metrics parses, /readyz 
       metrics: { value?: string }[];
     }[];
     const byName = new Map(families.map((f) => [f.name, f]));
-    const count = byName.get("reprise_request_count_avg_requests") ??
-      byName.get("reprise_request_count_requests");
+    const count = byName.get("aiperf_request_count_avg_requests") ??
+      byName.get("aiperf_request_count_requests");
     assert.ok(count, `no request count series in:\n${[...byName.keys()].join("\n")}`);
     assert.equal(Number(count.metrics[0].value), 8);
     const list = JSON.parse((await get(`${api}/api/results/list`)).text);

@@ -278,6 +278,8 @@ Deno.test("round trip: mooncake_trace with hash blocks, random_pool, synthetic",
     join(SNIPPETS, "prompts.jsonl"),
     "--custom-dataset-type",
     "random_pool",
+    "--model",
+    "m",
     "--num-conversations",
     "6",
     "--random-seed",
@@ -290,6 +292,8 @@ Deno.test("round trip: mooncake_trace with hash blocks, random_pool, synthetic",
   assert.equal(pool.size, 6);
 
   const synthetic = await assertRoundTrip([
+    "--model",
+    "m",
     "--isl",
     "40",
     "--num-conversations",
@@ -343,6 +347,8 @@ Deno.test(
     const texts: string[] = [];
     try {
       const args = [
+        "--model",
+        "m",
         "--url",
         server.hostPort,
         "--isl",
@@ -449,7 +455,7 @@ Deno.test("sampling defaults per dataset type; the flag overrides it", opts, asy
         const texts = server.captured.slice(before).map((c) =>
           JSON.parse(c.body).messages.at(-1).content
         );
-        return { sampling: summary.input_config.datasetSamplingStrategy, texts };
+        return { sampling: summary.input_config.datasets[0].sampling, texts };
       } finally {
         await Deno.remove(join(r.runDir, ".."), { recursive: true });
       }

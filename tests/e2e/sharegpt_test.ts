@@ -99,7 +99,7 @@ Deno.test(
         await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")),
       );
       assert.equal(summary.error_request_count?.avg ?? 0, 0);
-      assert.equal(summary.input_config.datasetSamplingStrategy, "sequential");
+      assert.equal(summary.input_config.datasets[0].sampling, "sequential");
     } finally {
       await server.close();
       await Deno.remove(dir, { recursive: true });

@@ -135,6 +135,7 @@ Deno.test("responses: input items, instructions, input_image/input_audio, max_ou
     stream: true,
     instructions: "be brief",
     max_output_tokens: 9,
+    stream_options: { include_usage: true },
   });
 });
 
@@ -213,4 +214,19 @@ Deno.test("every endpoint but raw builds payloads", () => {
     assert.equal(typeof getEndpoint(type).formatPayload, "function");
   }
   assert.equal(getEndpoint("raw").formatPayload, undefined);
+});
+
+Deno.test("responses: stream_options.include_usage when streaming with server token counts", () => {
+  const on = { streaming: true, useServerTokenCount: true };
+  assert.deepEqual(format("responses", { texts: ["x"] }, on).stream_options, {
+    include_usage: true,
+  });
+  assert.equal(
+    "stream_options" in format("responses", { texts: ["x"] }, { streaming: true }),
+    false,
+  );
+  assert.equal(
+    "stream_options" in format("responses", { texts: ["x"] }, { useServerTokenCount: true }),
+    false,
+  );
 });

@@ -21,7 +21,7 @@ Deno.test("streaming appends stream:true to key-streamed APIs, the rest untouche
   assert.equal(replayBody("{}", chat, on), '{"stream":true}');
   assert.equal(replayBody('{"stream":false}', chat, on), '{"stream":false}');
   for (const type of ["completions", "responses", "messages"]) {
-    assert.equal(replayBody('{"x":1}', getEndpoint(type), counted), '{"x":1,"stream":true}');
+    assert.equal(replayBody('{"x":1}', getEndpoint(type), on), '{"x":1,"stream":true}');
   }
   // TGI streams by path, raw bodies are the user's.
   assert.equal(
@@ -48,4 +48,13 @@ Deno.test("server token counts add include_usage to chat streams lacking stream_
   assert.equal(replayBody('{"stream":false}', chat, counted), '{"stream":false}');
   // Other APIs have no stream_options.
   assert.equal(replayBody("{}", getEndpoint("completions"), counted), '{"stream":true}');
+});
+
+Deno.test("server token counts add include_usage to Responses streams, as AIPerf does", () => {
+  const responses = getEndpoint("responses");
+  assert.equal(
+    replayBody('{"input":"x"}', responses, counted),
+    '{"input":"x","stream":true,"stream_options":{"include_usage":true}}',
+  );
+  assert.equal(replayBody('{"input":"x"}', responses, on), '{"input":"x","stream":true}');
 });

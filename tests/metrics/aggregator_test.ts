@@ -322,3 +322,39 @@ Deno.test("MetricsAggregator.sampledMetrics: the metrics past their column's cap
   // The summary still counts every value.
   assert.equal(get(agg.summary(), "inter_chunk_latency").count, 30);
 });
+
+Deno.test("MetricsAggregator: failed requests do not stretch the benchmark duration", () => {
+  // Two successes over 100 ms; a failure starts before them and another ends 1 s after.
+  const agg = new MetricsAggregator();
+  const recs = [
+    record({
+      startNs: S - BigInt(50 * MS),
+      endNs: 10 * MS,
+      error: { code: 502, type: "HTTPError", message: "crash" },
+    }),
+    stream(0, [10, 20], "a b", 40),
+    stream(60, [10, 20], "a b", 40),
+    record({
+      startNs: S + BigInt(90 * MS),
+      endNs: 1000 * MS,
+      error: { code: 0, type: "RequestTimeout", message: "timed out" },
+    }),
+  ];
+  for (const r of recs) agg.add(r, computeRecordMetrics(r, ctx));
+  const s = agg.summary();
+  close(get(s, "benchmark_duration").avg, 0.1);
+  close(get(s, "request_throughput").avg, 2 / 0.1);
+  close(get(s, "output_token_throughput").avg, 4 / 0.1);
+  assert.equal(get(s, "min_request_timestamp").avg, Number(S));
+  // The phase's time range still spans every request, failures included.
+  assert.deepEqual(agg.timeRange, { startNs: S - BigInt(50 * MS), endNs: S + BigInt(1090 * MS) });
+});
+
+Deno.test("MetricsAggregator: no duration and no rates when every request failed", () => {
+  const agg = new MetricsAggregator();
+  const r = record({ startNs: S, endNs: 5 * MS, error: { code: 500, type: "E", message: "x" } });
+  agg.add(r, computeRecordMetrics(r, ctx));
+  const s = agg.summary();
+  assert.ok(!s.metrics.some((m) => m.tag === "benchmark_duration"));
+  assert.ok(!s.metrics.some((m) => m.tag === "request_throughput"));
+});

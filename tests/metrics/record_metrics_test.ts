@@ -102,16 +102,29 @@ Deno.test("computeRecordMetrics: server usage wins over the tokenizer", async (t
     assert.equal(m.usage_prompt_tokens, 7); // the server's report is still recorded as such
   });
 
+  await t.step("usage reporting 0 reasoning tokens: AIPerf takes the server's 0", () => {
+    const m = computeRecordMetrics(
+      { ...rec, reasoningText: "r1 r2", usage: { completionTokens: 6, reasoningTokens: 0 } },
+      ctx,
+    );
+    assert.equal(m.reasoning_token_count, 0);
+    assert.equal(m.output_token_count, 6);
+    assert.equal(m.input_sequence_length, 10); // no promptTokens: the client's count
+  });
+
   await t.step(
-    "usage reporting 0 reasoning tokens while reasoning streamed: the text is counted",
+    "usage without reasoning detail: output is every completion token, reasoning the tokenizer's",
     () => {
+      // The server produced 4 reasoning and 16 output tokens and reported only the 20. The
+      // tokenizer reads the reasoning text as 9 tokens: that guess is not taken off the output.
+      const reasoning = "a b c d e f g h i";
       const m = computeRecordMetrics(
-        { ...rec, reasoningText: "r1 r2", usage: { completionTokens: 6, reasoningTokens: 0 } },
+        { ...rec, reasoningText: reasoning, usage: { promptTokens: 7, completionTokens: 20 } },
         ctx,
       );
-      assert.equal(m.reasoning_token_count, 2);
-      assert.equal(m.output_token_count, 4);
-      assert.equal(m.input_sequence_length, 10); // no promptTokens: the client's count
+      assert.equal(m.reasoning_token_count, 9);
+      assert.equal(m.output_token_count, 20);
+      assert.equal(m.output_sequence_length, 29);
     },
   );
 });

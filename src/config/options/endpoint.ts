@@ -19,7 +19,7 @@ export const endpointOptions = {
     expect: "a model name",
     group: "Endpoint",
     help:
-      "Model name. Names the run and fills `model` in payloads reprise builds; replayed payloads keep their own.",
+      "Model name, required (as in AIPerf) unless replayed payloads all carry their own `model`. Names the run and fills `model` in payloads reprise builds; replayed payloads keep their own.",
     metavar: "NAME",
   }),
   url: opt({
