@@ -59,6 +59,15 @@ export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
     }
     headers[k] = v;
   }
-  const secrets = targetSecrets({ apiKey: config.apiKey, url: raw, headers });
+  const secrets = targetSecrets({ apiKey: config.apiKey, url: raw, headers, hfToken: hfToken() });
   return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
+}
+
+/** `HF_TOKEN` (sent to the Hub for a tokenizer download), or undefined when unset or unreadable. */
+function hfToken(): string | undefined {
+  try {
+    return Deno.env.get("HF_TOKEN");
+  } catch {
+    return undefined;
+  }
 }
