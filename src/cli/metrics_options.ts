@@ -28,7 +28,12 @@ export async function metricsSetup(
     ProfileConfig,
     "tokenizer" | "tokenizerRevision" | "applyChatTemplate" | "model" | "goodput" | "sliceDuration"
   >,
-  progress?: (line: string) => void,
+  io: {
+    /** Gets the tokenizer download's progress line. */
+    progress?: (line: string) => void;
+    /** The environment (`HF_HOME`, `HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`). */
+    env?: (name: string) => string | undefined;
+  } = {},
 ): Promise<MetricsSetup> {
   let goodput: GoodputSlo[] | undefined;
   if (config.goodput !== undefined) {
@@ -46,7 +51,8 @@ export async function metricsSetup(
       model: config.model,
       revision: config.tokenizerRevision,
       applyChatTemplate: config.applyChatTemplate,
-      progress,
+      progress: io.progress,
+      getEnv: io.env,
     }));
   } catch (e) {
     if (e instanceof TokenizerError) throw new ConfigError(e.message);

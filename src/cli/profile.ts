@@ -63,7 +63,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     runStreaming(config, endpoint),
   );
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));
-  const target = buildTarget(config, endpoint);
+  const target = buildTarget(config, endpoint, io.env);
   io = outputIo(io, config);
   const input: RunInput = {
     config,

@@ -82,7 +82,7 @@ export async function planStep(input: RunInput): Promise<Planned> {
     given: input.given ?? new Set(),
     cores: navigator.hardwareConcurrency || 1,
   });
-  const metrics = await metricsSetup(config, io.stderr);
+  const metrics = await metricsSetup(config, { progress: io.stderr, env: io.env });
   for (const warning of metrics.warnings) io.stderr(`${warning}\n`);
   if (config.verbose) io.stderr(describePlan(plan, redactText(target.url, target.secrets)));
   await checkArtifactDir(config.artifactDir, plan.runDir);

@@ -27,8 +27,14 @@ export function parseHeaders(values: string[]): Record<string, string> {
   return out;
 }
 
-/** Resolves URL, path and headers. */
-export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
+/**
+ * Resolves URL, path and headers; `env` (default the process's) gives `HF_TOKEN`, a secret too.
+ */
+export function buildTarget(
+  config: ProfileConfig,
+  endpoint: Endpoint,
+  env: (name: string) => string | undefined = processEnv,
+): Target {
   let raw = config.url.trim();
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) raw = `http://${raw}`;
   const { url: clean, authorization } = urlCredentials(raw);
@@ -59,14 +65,19 @@ export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
     }
     headers[k] = v;
   }
-  const secrets = targetSecrets({ apiKey: config.apiKey, url: raw, headers, hfToken: hfToken() });
+  const secrets = targetSecrets({
+    apiKey: config.apiKey,
+    url: raw,
+    headers,
+    hfToken: env("HF_TOKEN"),
+  });
   return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
 }
 
-/** `HF_TOKEN` (sent to the Hub for a tokenizer download), or undefined when unset or unreadable. */
-function hfToken(): string | undefined {
+/** A variable of the process's environment; undefined when unset or unreadable. */
+function processEnv(name: string): string | undefined {
   try {
-    return Deno.env.get("HF_TOKEN");
+    return Deno.env.get(name);
   } catch {
     return undefined;
   }

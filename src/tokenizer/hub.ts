@@ -33,16 +33,23 @@ function env(name: string): string | undefined {
   }
 }
 
-/** Reads the Hub's settings from the environment as `huggingface_hub` does. */
-export function hubEnv(): HubEnv {
-  const home = env("HOME") ?? env("USERPROFILE") ?? ".";
-  const hfHome = env("HF_HOME") ??
-    join(env("XDG_CACHE_HOME") ?? join(home, ".cache"), "huggingface");
-  const offline = (env("HF_HUB_OFFLINE") ?? "").toLowerCase();
+/**
+ * Reads the Hub's settings as `huggingface_hub` does, from `get` (the CLI's environment; default
+ * the process's). HOME, when `get` has none, is the process's.
+ */
+export function hubEnv(get: (name: string) => string | undefined = env): HubEnv {
+  const read = (name: string) => {
+    const v = get(name);
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const home = read("HOME") ?? env("HOME") ?? read("USERPROFILE") ?? env("USERPROFILE") ?? ".";
+  const hfHome = read("HF_HOME") ??
+    join(read("XDG_CACHE_HOME") ?? join(home, ".cache"), "huggingface");
+  const offline = (read("HF_HUB_OFFLINE") ?? "").toLowerCase();
   return {
-    cacheDir: env("HF_HUB_CACHE") ?? join(hfHome, "hub"),
-    endpoint: (env("HF_ENDPOINT") ?? "https://huggingface.co").replace(/\/+$/, ""),
-    token: env("HF_TOKEN"),
+    cacheDir: read("HF_HUB_CACHE") ?? join(hfHome, "hub"),
+    endpoint: (read("HF_ENDPOINT") ?? "https://huggingface.co").replace(/\/+$/, ""),
+    token: read("HF_TOKEN"),
     offline: ["1", "true", "yes", "on"].includes(offline),
   };
 }

@@ -32,8 +32,10 @@ export interface TokenizerRequest {
   applyChatTemplate?: boolean;
   /** Gets the download's progress line (stderr). */
   progress?: (line: string) => void;
-  /** The Hub's settings; default read from the environment. */
+  /** The Hub's settings; default read with `getEnv`. */
   env?: HubEnv;
+  /** The environment the Hub's settings are read from; default the process's. */
+  getEnv?: (name: string) => string | undefined;
 }
 
 /** The tokenizer, and the warnings to print before the run (one line each). */
@@ -119,7 +121,7 @@ export async function resolveTokenizer(req: TokenizerRequest): Promise<ResolvedT
     // A model name that cannot be a Hub repository (`gpt-4o:latest`) names no tokenizer.
     return { tokenizer: { ...(await builtin()), given, chatTemplateAsked: chat }, warnings };
   }
-  const env = req.env ?? hubEnv();
+  const env = req.env ?? hubEnv(req.getEnv);
   const cached = await findInCache(env.cacheDir, spec, revision).catch(() => null);
   if (cached !== null) return { tokenizer: mark(await loadTokenizer(cached, opts)), warnings };
   const fetchIt = `huggingface-cli download ${spec} ${TOKENIZER_FILES.join(" ")}` +
