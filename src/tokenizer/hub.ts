@@ -189,6 +189,15 @@ async function fetchFile(
   throw new HubError(`tokenizer "${repo}": too many redirects for ${file}`);
 }
 
+/** Whether this process may connect to `host`, asked without prompting anyone. */
+async function netAllowed(host: string): Promise<boolean> {
+  try {
+    return (await Deno.permissions.query({ name: "net", host })).state === "granted";
+  } catch {
+    return true; // The fetch itself will say.
+  }
+}
+
 async function writeAtomic(path: string, data: Uint8Array): Promise<void> {
   await Deno.mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${crypto.randomUUID()}.incomplete`;
@@ -215,6 +224,10 @@ export async function downloadTokenizer(
   revision: string,
   progress: (line: string) => void,
 ): Promise<Downloaded> {
+  const host = new URL(env.endpoint).host;
+  if (!(await netAllowed(host))) {
+    throw new HubUnreachable(`no network permission for ${host}`, true);
+  }
   progress(
     `Downloading tokenizer ${repo} (${TOKENIZER_FILES.join(", ")}) from ${env.endpoint} ` +
       `into ${env.cacheDir}`,
