@@ -15,6 +15,10 @@ function scalar(summary: Summary, tag: string): number | undefined {
  * was named; when one was, never ask for it again: say it may not be the server's.
  */
 function usageAdvice(tokenizer: Tokenizer | undefined): string {
+  if (tokenizer?.fallbackFrom !== undefined) {
+    return `o200k counted in place of "${tokenizer.fallbackFrom}", which could not be had ` +
+      `(see the warning before the run): make it available to count as the server does`;
+  }
   if (tokenizer === undefined || (!tokenizer.given && tokenizer.name === "builtin")) {
     return `pass the model's tokenizer with --tokenizer <Hugging Face name or path to ` +
       `tokenizer.json> so input and output counts agree`;

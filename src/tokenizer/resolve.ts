@@ -106,7 +106,10 @@ export async function resolveTokenizer(req: TokenizerRequest): Promise<ResolvedT
       `warning: tokenizer "${spec}" ${why}; counting tokens with the built-in o200k tokenizer ` +
         `instead. ${todo}`,
     );
-    return { tokenizer: { ...builtinTokenizer(), given }, warnings };
+    return {
+      tokenizer: { ...builtinTokenizer(), given, chatTemplateAsked: chat, fallbackFrom: spec },
+      warnings,
+    };
   };
   if (spec === "builtin" || spec === "") {
     return { tokenizer: mark({ ...(await builtin()) }), warnings };

@@ -21,6 +21,8 @@ export interface Tokenizer {
   given?: boolean;
   /** `--apply-chat-template` was asked for. */
   chatTemplateAsked?: boolean;
+  /** The Hugging Face name this built-in tokenizer stands in for, as it could not be had. */
+  fallbackFrom?: string;
 }
 
 let builtin: Tokenizer | undefined;

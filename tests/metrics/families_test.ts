@@ -157,4 +157,10 @@ Deno.test("usage warning: asks for --tokenizer only when none was named; never w
   }
   const followed = warn({ ...builtin, name: "Qwen/Qwen3-0.6B", given: false });
   assert.match(followed, /\(from the model name\)/);
+  // Offline, o200k stood in for the named tokenizer: say so rather than ask for it again.
+  for (const given of [true, false]) {
+    const stoodIn = warn({ ...builtin, given, fallbackFrom: "Qwen/Qwen3-0.6B" });
+    assert.match(stoodIn, /o200k counted in place of "Qwen\/Qwen3-0\.6B"/);
+    assert.doesNotMatch(stoodIn, /pass .*--tokenizer/);
+  }
 });

@@ -139,6 +139,7 @@ Deno.test("resolveTokenizer: offline, an uncached name falls back to o200k with 
     });
     assert.equal(got.tokenizer.name, "builtin");
     assert.equal(got.tokenizer.given, true);
+    assert.equal(got.tokenizer.fallbackFrom, REPO);
     assert.equal(got.warnings.length, 1);
     assert.match(got.warnings[0], /HF_HUB_OFFLINE is set/);
     assert.match(got.warnings[0], /huggingface-cli download Qwen\/Qwen3-0\.6B tokenizer\.json/);
