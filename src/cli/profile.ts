@@ -99,7 +99,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   );
   if (!config.model && !namesOwnModel(dataset)) throw new ConfigError(MODEL_REQUIRED);
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));
-  const target = buildTarget(config, endpoint);
+  const target = buildTarget(config, endpoint, io.env);
   const input: RunInput = {
     config,
     dataset,

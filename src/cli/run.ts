@@ -71,7 +71,7 @@ export interface Planned {
 }
 
 /**
- * Plans the run (src/plan/), loads the tokenizer and SLOs, and checks the artifact directory; a
+ * Plans the run (src/plan/), checks the artifact directory, and loads the tokenizer and SLOs; a
  * bad option throws a `ConfigError` here, before the API or a Worker exists and before anything
  * is sent, and an artifact directory that cannot be written an `ArtifactError` (its exit codes
  * are in exit_codes.ts). Nothing is left created: `start` creates the run's directory.
@@ -86,12 +86,14 @@ export async function planStep(input: RunInput): Promise<Planned> {
     given: input.given ?? new Set(),
     cores: navigator.hardwareConcurrency || 1,
   });
-  const metrics = await metricsSetup(config);
+  // The cheap checks first: the tokenizer may be downloaded.
+  await checkArtifactDir(config.artifactDir, plan.runDir);
+  const metrics = await metricsSetup(config, { progress: io.stderr, env: io.env });
+  for (const warning of metrics.warnings) io.stderr(`${warning}\n`);
   if (shows(config, "DEBUG")) {
     io.stderr(describePlan(plan, redactText(target.url, target.secrets)));
     for (const note of plan.flagNotes) io.stderr(`${note}\n`);
   }
-  await checkArtifactDir(config.artifactDir, plan.runDir);
   return { plan, metrics };
 }
 

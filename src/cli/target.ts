@@ -31,15 +31,20 @@ export function parseHeaders(values: string[]): Record<string, string> {
 
 /**
  * Resolves URL, path and headers. Every `--url` gets the same path; credentials are taken from
- * the first (they become the `Authorization` header every request carries).
+ * the first (they become the `Authorization` header every request carries). `env` (default the
+ * process's) gives `HF_TOKEN`, a secret too.
  */
-export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
+export function buildTarget(
+  config: ProfileConfig,
+  endpoint: Endpoint,
+  env: (name: string) => string | undefined = processEnv,
+): Target {
   const [first, ...rest] = config.url;
-  const one = buildOne({ ...config, url: [first] }, endpoint);
+  const one = buildOne({ ...config, url: [first] }, endpoint, env);
   const urls = [one.url];
   const secrets = new Set(one.secrets);
   for (const u of rest) {
-    const t = buildOne({ ...config, url: [u] }, endpoint);
+    const t = buildOne({ ...config, url: [u] }, endpoint, env);
     urls.push(t.url);
     for (const s of t.secrets) secrets.add(s);
   }
@@ -47,7 +52,11 @@ export function buildTarget(config: ProfileConfig, endpoint: Endpoint): Target {
 }
 
 /** One URL's target. */
-function buildOne(config: ProfileConfig, endpoint: Endpoint): Omit<Target, "urls"> {
+function buildOne(
+  config: ProfileConfig,
+  endpoint: Endpoint,
+  env: (name: string) => string | undefined,
+): Omit<Target, "urls"> {
   let raw = config.url[0].trim();
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) raw = `http://${raw}`;
   const { url: clean, authorization } = urlCredentials(raw);
@@ -78,6 +87,20 @@ function buildOne(config: ProfileConfig, endpoint: Endpoint): Omit<Target, "urls
     }
     headers[k] = v;
   }
-  const secrets = targetSecrets({ apiKey: config.apiKey, url: raw, headers });
+  const secrets = targetSecrets({
+    apiKey: config.apiKey,
+    url: raw,
+    headers,
+    hfToken: env("HF_TOKEN"),
+  });
   return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
+}
+
+/** A variable of the process's environment; undefined when unset or unreadable. */
+function processEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
 }

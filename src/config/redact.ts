@@ -411,6 +411,8 @@ export interface SecretSources {
   url?: string;
   /** The headers sent, user headers included. */
   headers?: Record<string, string>;
+  /** `HF_TOKEN`, sent to the Hugging Face Hub when a tokenizer is downloaded. */
+  hfToken?: string;
 }
 
 /** Header names whose values are kept secret besides `SENSITIVE_HEADERS` (by value only). */
@@ -453,6 +455,10 @@ export function targetSecrets(from: SecretSources): string[] {
   if (from.apiKey) {
     add(from.apiKey);
     add(`Bearer ${from.apiKey.trim()}`);
+  }
+  if (from.hfToken) {
+    add(from.hfToken);
+    add(`Bearer ${from.hfToken.trim()}`);
   }
   if (from.url) {
     const userinfo = /^\s*(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^@/?#\s]+)@/.exec(from.url)?.[1];

@@ -24,7 +24,7 @@ import { MetricsAggregator } from "../metrics/aggregator.ts";
 import { computeRecordValues, inUsageSample } from "../metrics/record_metrics.ts";
 import type { RecordValues } from "../metrics/definitions.ts";
 import { builtinTokenizer, type Tokenizer } from "../tokenizer/tokenizer.ts";
-import { promptText } from "../tokenizer/prompt_text.ts";
+import { countInput } from "../tokenizer/chat_template.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
 import { requestedOutputTokens } from "../metrics/requested_osl.ts";
 import { TimesliceCollector } from "../metrics/timeslices.ts";
@@ -74,6 +74,8 @@ export class Results {
   #tokenizer: Tokenizer;
   #inputTokens: (number | null)[][];
   #requested: (number | null)[][];
+  /** Turns whose chat input was counted without the chat template, by conversation. */
+  #bare: Set<number>[] = [];
   #slices: TimesliceCollector | null;
   #opts: ResultsOptions;
   #errorTypes = new Set<string>();
@@ -176,9 +178,12 @@ export class Results {
     if (cached !== undefined) return cached;
     let n: number | null = null;
     try {
-      n = this.#tokenizer.count(
-        promptText(JSON.parse(this.#opts.conversations[conv].bodies[turn])),
-      );
+      const body = JSON.parse(this.#opts.conversations[conv].bodies[turn]);
+      n = countInput(this.#tokenizer, body);
+      // A chat body counted without its template is not compared with the server's count.
+      if (!this.#tokenizer.countChat && Array.isArray(body?.messages)) {
+        (this.#bare[conv] ??= new Set()).add(turn);
+      }
     } catch {
       n = null;
     }
@@ -209,6 +214,7 @@ export class Results {
       preferUsage: this.#opts.preferUsage,
       requestedOutputTokens: this.#requestedOsl(record.conversationIndex, record.turnIndex),
       checkUsage: this.#checkUsage(record),
+      promptComparable: !this.#bare[record.conversationIndex]?.has(record.turnIndex),
     });
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.
@@ -283,7 +289,7 @@ export class Results {
       writeFailure: this.#writeFailure,
       summaryWritten,
       warnings: [
-        ...runWarnings(summary),
+        ...runWarnings(summary, this.#tokenizer),
         ...missingUsageWarnings(this.#missingUsage, this.aggregator.requestCount),
         ...samplingWarnings(this.warmup.sampledMetrics(), "warmup"),
         ...samplingWarnings(this.aggregator.sampledMetrics()),

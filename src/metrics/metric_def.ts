@@ -71,6 +71,13 @@ export interface RecordContext {
    * answer tokenized.
    */
   checkUsage?: boolean;
+  /**
+   * The client counted the input as the server does, so `usage_prompt_tokens_diff_pct` counts
+   * toward `usage_discrepancy`. False for a chat body counted without the chat template
+   * (`--apply-chat-template` off): the server's count has the template's tokens besides, so the
+   * difference says nothing of the tokenizer. Default true.
+   */
+  promptComparable?: boolean;
 }
 
 /** Run-level inputs of aggregate and derived metrics, in base units. */

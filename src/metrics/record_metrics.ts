@@ -123,6 +123,7 @@ export function computeRecordValues(rec: RequestRecord, ctx: RecordContext): Rec
   c.preferUsage = ctx.preferUsage;
   c.requestedOutputTokens = ctx.requestedOutputTokens;
   c.checkUsage = ctx.checkUsage;
+  c.promptComparable = ctx.promptComparable;
   const list = STEPS[stepsIndex(rec.error !== null, !!ctx.streaming, ctx.producesTokens !== false)];
   const steps = list.steps;
   // Definitions read the values above theirs from this array, by position.
@@ -179,6 +180,7 @@ const REFILLED = {
   preferUsage: true,
   requestedOutputTokens: true,
   checkUsage: true,
+  promptComparable: true,
 } as const satisfies Record<keyof RecordContext, true>;
 void REFILLED;
 
@@ -192,6 +194,7 @@ const CTX: RecordContext = {
   preferUsage: undefined,
   requestedOutputTokens: undefined,
   checkUsage: undefined,
+  promptComparable: undefined,
 };
 
 /** Records with server usage whose answers are all checked against the tokenizer. */

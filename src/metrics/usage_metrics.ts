@@ -117,6 +117,8 @@ export const USAGE_DISCREPANCY: MetricDef = hiddenFlag(
     let compared = false;
     let over = false;
     for (const at of AT.usageDiffs) {
+      // A chat prompt counted without the template differs by the template's tokens.
+      if (at === AT.usageDiffs[0] && ctx.promptComparable === false) continue;
       const d = num(m, at);
       if (d === undefined) continue;
       compared = true;

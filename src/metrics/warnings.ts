@@ -4,17 +4,37 @@ import { HISTOGRAM_RELATIVE_ERROR } from "./histogram.ts";
 import { USAGE_DIFF_THRESHOLD_PCT } from "./definitions.ts";
 import type { SampledMetric } from "./aggregator.ts";
 import type { Summary } from "./summary.ts";
+import type { Tokenizer } from "../tokenizer/tokenizer.ts";
 
 function scalar(summary: Summary, tag: string): number | undefined {
   return summary.metrics.find((m) => m.tag === tag)?.avg;
 }
 
 /**
+ * What to do when the server's counts and the tokenizer's disagree: name a tokenizer when none
+ * was named; when one was, never ask for it again: say it may not be the server's.
+ */
+function usageAdvice(tokenizer: Tokenizer | undefined): string {
+  if (tokenizer?.fallbackFrom !== undefined) {
+    return `o200k counted in place of "${tokenizer.fallbackFrom}", which could not be had ` +
+      `(see the warning before the run): make it available to count as the server does`;
+  }
+  if (tokenizer === undefined || (!tokenizer.given && tokenizer.name === "builtin")) {
+    return `pass the model's tokenizer with --tokenizer <Hugging Face name or path to ` +
+      `tokenizer.json> so input and output counts agree`;
+  }
+  const from = tokenizer.given ? "--tokenizer" : "the model name";
+  return `the tokenizer "${tokenizer.name}" (from ${from}) may not be the one the server ` +
+    `uses: check that it is the served model's (and --tokenizer-revision)` +
+    (tokenizer.name === "builtin" ? ", or name the model's own tokenizer" : "");
+}
+
+/**
  * Warnings for a finished run, one line each (empty when all is well): requests whose output
  * length missed what they asked for (`osl_mismatch_count`), and server `usage` counts more than
- * 10 % away from the tokenizer's (`usage_discrepancy_count`).
+ * 10 % away from the tokenizer's (`usage_discrepancy_count`), with advice fitting `tokenizer`.
  */
-export function runWarnings(summary: Summary): string[] {
+export function runWarnings(summary: Summary, tokenizer?: Tokenizer): string[] {
   const out: string[] = [];
   const completed = scalar(summary, "request_count") ?? 0;
   const osl = scalar(summary, "osl_mismatch_count");
@@ -36,10 +56,17 @@ export function runWarnings(summary: Summary): string[] {
     const of = checked !== undefined && checked < completed
       ? `${checked} checked (a sample)`
       : `${completed}`;
+    const pct = (tag: string) => summary.metrics.find((m) => m.tag === tag)?.avg;
+    const p = pct("usage_prompt_tokens_diff_pct");
+    const c = pct("usage_completion_tokens_diff_pct");
+    const avgs = [
+      p === undefined ? "" : `input ${p.toFixed(1)} %`,
+      c === undefined ? "" : `output ${c.toFixed(1)} %`,
+    ].filter((x) => x !== "").join(", ");
     out.push(
       `warning: for ${usage} of ${of} requests the server's usage token counts differ ` +
-        `from the tokenizer's by more than ${USAGE_DIFF_THRESHOLD_PCT} %; pass the model's ` +
-        `tokenizer with --tokenizer <path to tokenizer.json> so input and output counts agree`,
+        `from the tokenizer's by more than ${USAGE_DIFF_THRESHOLD_PCT} %` +
+        (avgs === "" ? "" : ` (average ${avgs})`) + `; ${usageAdvice(tokenizer)}`,
     );
   }
   return out;

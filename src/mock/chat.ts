@@ -31,7 +31,8 @@ export async function chatCompletions(ctx: MockContext, ex: Exchange): Promise<R
   const model = useModel(ctx, body);
   const { count, limited } = answerLength(ctx, body.max_completion_tokens, body.max_tokens);
   const reasoning = ctx.opts.reasoningTokens;
-  const usage = openaiUsageJson(countMessages(ctx, body.messages), count + reasoning, reasoning);
+  const prompt = ctx.countPrompt?.(body) ?? countMessages(ctx, body.messages);
+  const usage = openaiUsageJson(prompt, count + reasoning, reasoning);
   const finish = limited ? "length" : "stop";
   const id = `chatcmpl-${ctx.nextId()}`;
   const created = unixNow();

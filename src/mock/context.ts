@@ -7,6 +7,7 @@ import type { TimingLog } from "./timing_log.ts";
 import type { Tokenizer } from "./tokens.ts";
 import { seededRandom } from "./rng.ts";
 import { type FaultShare, faultShares } from "./faults.ts";
+import type { PromptCounter } from "./prompt_count.ts";
 
 /** What the mock counted: requests received, by path and by fault injected. */
 export interface MockStats {
@@ -36,6 +37,8 @@ export interface MockContext {
   faults: FaultShare[];
   /** Counters of requests and injected faults. */
   stats: MockStats;
+  /** Counts chat `prompt_tokens` as a real server does (`--tokenizer`, `--chat-template`). */
+  countPrompt?: PromptCounter | null;
 }
 
 /**

@@ -55,12 +55,22 @@ export interface MockOptions {
    * nothing is logged when absent.
    */
   timingLog?: string;
+  /**
+   * A Hugging Face `tokenizer.json` (or its folder) counting chat `prompt_tokens` as a real
+   * server does; the mock's own o200k counts when absent.
+   */
+  tokenizer?: string;
+  /**
+   * The chat template (a Jinja file, or a `tokenizer_config.json` holding `chat_template`) chat
+   * messages are rendered through before `tokenizer` counts them, as llama.cpp and vLLM do.
+   */
+  chatTemplate?: string;
 }
 
 /** Options with every default applied. */
 export type ResolvedMockOptions =
-  & Required<Omit<MockOptions, "seed" | "timingLog">>
-  & { seed: number; timingLog?: string };
+  & Required<Omit<MockOptions, "seed" | "timingLog" | "tokenizer" | "chatTemplate">>
+  & { seed: number; timingLog?: string; tokenizer?: string; chatTemplate?: string };
 
 /**
  * Applies defaults (port 0: any free port) and checks every value against the option table the

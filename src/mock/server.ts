@@ -8,6 +8,7 @@ import { type MockStats, newMockContext } from "./context.ts";
 import { FAULT_HEADER, FAULT_PREFIX, selectFault } from "./faults.ts";
 import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { TimingLog } from "./timing_log.ts";
+import { promptCounter } from "./prompt_count.ts";
 import { loadTokenizer } from "./tokens.ts";
 import { serveWire, type WireInfo, type WireServer } from "./wire.ts";
 
@@ -43,9 +44,11 @@ function pathOf(url: string): string {
 export async function startMockServer(opts: MockOptions = {}): Promise<MockServer> {
   const o = resolveMockOptions(opts);
   const tokenizer = await loadTokenizer();
+  const countPrompt = await promptCounter(o.tokenizer, o.chatTemplate);
   const timingLog = o.timingLog === undefined ? null : await TimingLog.open(o.timingLog);
   const closing = new AbortController();
   const ctx = newMockContext(o, tokenizer, closing.signal, timingLog);
+  ctx.countPrompt = countPrompt;
   const app = mockApp(ctx);
   const stats = ctx.stats;
 

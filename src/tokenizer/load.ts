@@ -1,11 +1,12 @@
 /**
- * `--tokenizer`: `builtin` (o200k, the default) or a local Hugging Face `tokenizer.json` (or a
- * folder holding one), loaded with `@huggingface/tokenizers`. Nothing is ever downloaded.
+ * Tokenizers from files: `builtin` (o200k) or a local Hugging Face `tokenizer.json` (or a folder
+ * holding one), loaded with `@huggingface/tokenizers`, with its chat template when asked.
  */
 
 import { join } from "node:path";
 import { builtinTokenizer, type Tokenizer } from "./tokenizer.ts";
 import { fast } from "../util/fast_paths.ts";
+import { chatRenderer, chatTemplateOf } from "./chat_template.ts";
 
 /** A `--tokenizer` value that cannot be used; the message says what to pass instead. */
 export class TokenizerError extends Error {
@@ -41,23 +42,29 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
+/** How a tokenizer is built from its files. */
+export interface LoadOptions {
+  /** `--apply-chat-template`: count chat bodies through the config's `chat_template`. */
+  applyChatTemplate?: boolean;
+  /** The name the run's configuration shows (default: the spec). */
+  name?: string;
+}
+
 /**
  * The tokenizer `spec` names: undefined, "" or "builtin" give o200k; a path to a
  * `tokenizer.json`, or to a folder holding one (with its `tokenizer_config.json` when present),
- * gives that tokenizer. Anything else is a {@link TokenizerError}: reprise downloads nothing at
- * run time, so a Hub model name must be a local copy.
+ * gives that tokenizer. Anything else is a {@link TokenizerError}; Hub names are resolved by
+ * `resolveTokenizer` (resolve.ts).
  */
-export async function loadTokenizer(spec?: string): Promise<Tokenizer> {
+export async function loadTokenizer(spec?: string, opts: LoadOptions = {}): Promise<Tokenizer> {
   if (spec === undefined || spec === "" || spec === "builtin") {
     return fast("o200k") ? builtinTokenizer() : await plainO200k();
   }
   const info = await statOrNull(spec);
   if (info === null) {
     throw new TokenizerError(
-      `--tokenizer "${spec}" is not a local file or folder. reprise downloads nothing at run ` +
-        `time: pass the path to a tokenizer.json (or the folder holding it, e.g. a model ` +
-        `downloaded with \`huggingface-cli download ${spec} tokenizer.json tokenizer_config.json ` +
-        `--local-dir ./tok\`), or "builtin" for o200k`,
+      `--tokenizer "${spec}" is not a local file or folder: pass the path to a tokenizer.json ` +
+        `(or the folder holding it), a Hugging Face model name, or "builtin" for o200k`,
     );
   }
   const file = info.isDirectory ? join(spec, "tokenizer.json") : spec;
@@ -68,22 +75,50 @@ export async function loadTokenizer(spec?: string): Promise<Tokenizer> {
   const dir = info.isDirectory ? spec : join(file, "..");
   const cfgPath = join(dir, "tokenizer_config.json");
   const config = (await statOrNull(cfgPath)) ? await readJson(cfgPath) : {};
+  return await tokenizerFromJson(opts.name ?? spec, json, config, file, opts);
+}
+
+/**
+ * A tokenizer from the parsed `tokenizer.json` and `tokenizer_config.json`; `where` names the
+ * file in errors.
+ */
+export async function tokenizerFromJson(
+  name: string,
+  json: unknown,
+  config: unknown,
+  where: string,
+  opts: LoadOptions = {},
+): Promise<Tokenizer> {
   const { Tokenizer: HfTokenizer } = await import("@huggingface/tokenizers");
   let hf: InstanceType<typeof HfTokenizer>;
   try {
-    hf = new HfTokenizer(json as object, config as object);
+    hf = new HfTokenizer(json as object, (config ?? {}) as object);
   } catch (e) {
     throw new TokenizerError(
-      `Cannot load tokenizer "${file}": ${(e as Error).message} (expected a Hugging Face ` +
+      `Cannot load tokenizer "${where}": ${(e as Error).message} (expected a Hugging Face ` +
         `tokenizer.json with a "model" section)`,
     );
   }
-  return {
-    name: spec,
-    // As AIPerf counts: no BOS/EOS or other special tokens added.
-    count: (text: string) =>
-      text === "" ? 0 : hf.encode(text, { add_special_tokens: false }).ids.length,
-  };
+  // As AIPerf counts: no BOS/EOS or other special tokens added.
+  const count = (text: string) =>
+    text === "" ? 0 : hf.encode(text, { add_special_tokens: false }).ids.length;
+  const tokenizer: Tokenizer = { name, count, chatTemplateAsked: opts.applyChatTemplate === true };
+  const template = opts.applyChatTemplate ? chatTemplateOf(config) : undefined;
+  if (template !== undefined) {
+    let renderer;
+    try {
+      renderer = chatRenderer(template, config);
+    } catch (e) {
+      throw new TokenizerError(
+        `Cannot read the chat template of "${where}": ${(e as Error).message}`,
+      );
+    }
+    tokenizer.countChat = (body) => {
+      const text = renderer.render(body);
+      return text === undefined ? undefined : count(text);
+    };
+  }
+  return tokenizer;
 }
 
 /**

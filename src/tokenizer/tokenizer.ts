@@ -11,6 +11,18 @@ export interface Tokenizer {
   name: string;
   /** Number of tokens in `text`; 0 for "". */
   count(text: string): number;
+  /**
+   * With `--apply-chat-template` and a tokenizer that has a chat template: the input tokens of
+   * a chat body as the server counts them (messages rendered through the template, no special
+   * tokens added again); undefined when the template cannot render the body.
+   */
+  countChat?(body: Record<string, unknown>): number | undefined;
+  /** The user named this tokenizer with `--tokenizer` (rather than it following the model). */
+  given?: boolean;
+  /** `--apply-chat-template` was asked for. */
+  chatTemplateAsked?: boolean;
+  /** The Hugging Face name this built-in tokenizer stands in for, as it could not be had. */
+  fallbackFrom?: string;
 }
 
 let builtin: Tokenizer | undefined;

@@ -5,6 +5,7 @@ import { requestedOutputTokens } from "../../src/metrics/requested_osl.ts";
 import { runWarnings } from "../../src/metrics/warnings.ts";
 import { recordLine } from "../../src/export/record_writer.ts";
 import { record, wordTokenizer } from "./_records.ts";
+import type { Tokenizer } from "../../src/tokenizer/tokenizer.ts";
 
 const MS = 1_000_000;
 
@@ -90,4 +91,76 @@ Deno.test("usage families: cache tokens, totals, and discrepancy against the tok
   assert.equal(v("usage_completion_tokens_diff_pct")?.max, 60);
   assert.equal(v("usage_discrepancy_count")?.avg, 1);
   assert.ok(runWarnings(s).some((w) => /usage token counts differ/.test(w)));
+});
+
+Deno.test("usage discrepancy: a chat prompt counted without its template is not compared; one counted with it is", () => {
+  // The server counts 18 prompt tokens (the template's 8 besides the 10 words); output agrees.
+  const usage = { promptTokens: 18, completionTokens: 5, totalTokens: 23 };
+  const count = (promptComparable: boolean | undefined) => {
+    const agg = new MetricsAggregator();
+    const r = streamed(5, { usage });
+    agg.add(
+      r,
+      computeRecordMetrics(r, {
+        inputTokens: 10,
+        tokenizer: wordTokenizer,
+        streaming: true,
+        promptComparable,
+      }),
+    );
+    const s = agg.summary();
+    const v = (t: string) => s.metrics.find((m) => m.tag === t)?.avg;
+    // The difference itself is reported either way.
+    assert.equal(v("usage_prompt_tokens_diff_pct"), 80);
+    return { n: v("usage_discrepancy_count"), warnings: runWarnings(s) };
+  };
+  const bare = count(false);
+  assert.equal(bare.n, 0);
+  assert.deepEqual(bare.warnings, []);
+  for (const comparable of [true, undefined]) {
+    const checked = count(comparable);
+    assert.equal(checked.n, 1);
+    assert.equal(checked.warnings.length, 1);
+  }
+});
+
+Deno.test("usage warning: asks for --tokenizer only when none was named; never when one was", () => {
+  const agg = new MetricsAggregator();
+  const r = streamed(5, { usage: { promptTokens: 10, completionTokens: 9, totalTokens: 19 } });
+  agg.add(
+    r,
+    computeRecordMetrics(r, { inputTokens: 10, tokenizer: wordTokenizer, streaming: true }),
+  );
+  const s = agg.summary();
+  const warn = (t?: Tokenizer) => {
+    const w = runWarnings(s, t).filter((l) => /usage token counts differ/.test(l));
+    assert.equal(w.length, 1);
+    assert.match(w[0], /average input 0\.0 %, output 80\.0 %/);
+    return w[0];
+  };
+  const builtin = { name: "builtin", count: wordTokenizer.count };
+  assert.match(warn(), /pass the model's tokenizer with --tokenizer/);
+  assert.match(warn({ ...builtin, given: false }), /pass the model's tokenizer with --tokenizer/);
+  for (
+    const t of [
+      { ...builtin, name: "Qwen/Qwen3-0.6B", given: true },
+      { ...builtin, name: "/models/qwen", given: true },
+      { ...builtin, given: true },
+    ]
+  ) {
+    const w = warn(t);
+    assert.doesNotMatch(w, /pass .*--tokenizer/, w);
+    assert.match(
+      w,
+      new RegExp(`"${t.name}" \\(from --tokenizer\\) may not be the one the server uses`),
+    );
+  }
+  const followed = warn({ ...builtin, name: "Qwen/Qwen3-0.6B", given: false });
+  assert.match(followed, /\(from the model name\)/);
+  // Offline, o200k stood in for the named tokenizer: say so rather than ask for it again.
+  for (const given of [true, false]) {
+    const stoodIn = warn({ ...builtin, given, fallbackFrom: "Qwen/Qwen3-0.6B" });
+    assert.match(stoodIn, /o200k counted in place of "Qwen\/Qwen3-0\.6B"/);
+    assert.doesNotMatch(stoodIn, /pass .*--tokenizer/);
+  }
 });

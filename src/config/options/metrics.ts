@@ -4,7 +4,7 @@ import { z } from "zod";
 import { opt } from "./spec.ts";
 
 /**
- * The Metrics options of `profile`: the tokenizer, goodput SLOs, time slices.
+ * The Metrics options of `profile`: the tokenizer (name, revision, chat template), goodput SLOs, time slices.
  * Keys are the config field names.
  */
 export const metricsOptions = {
@@ -12,12 +12,42 @@ export const metricsOptions = {
     flag: "tokenizer",
     kind: "string",
     schema: z.string().min(1),
-    expect: "builtin, or a path to a tokenizer.json or a folder holding one",
-    default: "builtin",
+    expect:
+      "builtin, a Hugging Face model name, or a path to a tokenizer.json or a folder holding one",
     group: "Metrics",
     help:
-      "Tokenizer for token counts: `builtin` (o200k) or a local Hugging Face tokenizer.json / model folder. Nothing is downloaded.",
-    metavar: "PATH",
+      "Tokenizer for token counts: a Hugging Face model name (found in the Hub cache, downloaded into it when absent), a local tokenizer.json / model folder, or `builtin` (o200k). Default: the model name (placeholder names such as mock-model use builtin).",
+    metavar: "NAME",
+  }),
+  tokenizerRevision: opt({
+    flag: "tokenizer-revision",
+    kind: "string",
+    schema: z.string().min(1),
+    expect: "a branch, tag or commit hash",
+    default: "main",
+    group: "Metrics",
+    help: "Revision of a Hugging Face tokenizer: a branch, tag or commit hash.",
+    metavar: "REV",
+  }),
+  tokenizerTrustRemoteCode: opt({
+    flag: "tokenizer-trust-remote-code",
+    kind: "boolean",
+    schema: z.boolean(),
+    expect: "true or false",
+    default: false,
+    group: "Metrics",
+    help:
+      "Accepted for AIPerf compatibility; reprise reads only tokenizer.json and tokenizer_config.json (data) and never runs a model's code.",
+  }),
+  applyChatTemplate: opt({
+    flag: "apply-chat-template",
+    kind: "boolean",
+    schema: z.boolean(),
+    expect: "true or false",
+    default: false,
+    group: "Metrics",
+    help:
+      "Count a chat request's input tokens as the server does: its messages rendered through the tokenizer's chat template (tokenizer_config.json), template tokens included.",
   }),
   goodput: opt({
     flag: "goodput",

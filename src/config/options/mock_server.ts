@@ -186,4 +186,24 @@ export const mockServerOptions = {
       "Append one JSON line per streamed answer: request id and the epoch ns it was received and its first and last tokens were sent.",
     metavar: "FILE",
   }),
+  tokenizer: opt({
+    flag: "tokenizer",
+    kind: "string",
+    schema: z.string().min(1),
+    expect: "a path to a tokenizer.json or a folder holding one",
+    group: "Answers",
+    help:
+      "Count chat prompt_tokens with this Hugging Face tokenizer.json (through --chat-template when given), as a real server does; o200k otherwise.",
+    metavar: "PATH",
+  }),
+  chatTemplate: opt({
+    flag: "chat-template",
+    kind: "string",
+    schema: z.string().min(1),
+    expect: "a Jinja chat template file, or a tokenizer_config.json holding one",
+    group: "Answers",
+    help:
+      "Render chat messages through this chat template (add_generation_prompt) before counting prompt_tokens, as llama.cpp's server and vLLM do; needs --tokenizer.",
+    metavar: "FILE",
+  }),
 } as const;
