@@ -66,6 +66,12 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
       "--streaming",
       "--concurrency",
       "2",
+      // The mock's tokens are o200k_base words: the built-in tokenizer counts them exactly, with
+      // no download and no fallback warning.
+      ...(args.some((a) => a === "--tokenizer" || a.startsWith("--tokenizer=")) ? [] : [
+        "--tokenizer",
+        "builtin",
+      ]),
       ...args,
     ], io);
   } finally {
