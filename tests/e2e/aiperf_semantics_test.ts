@@ -237,3 +237,20 @@ Deno.test("compare --help describes compare's output", async () => {
   assert.match(out.stdout, /better or worse/);
   assert.doesNotMatch(out.stdout, /profile_export_aiperf\.json's content/);
 });
+
+Deno.test("demo profiles the built-in mock: a table, artifacts, and no warning", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = await runCli(["demo", "--artifact-dir", dir, "--ui", "none"], {
+      env: { HF_HOME: dir },
+      timeoutMs: 60_000,
+    });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /Time to First Token \(ms\)/);
+    assert.doesNotMatch(out.stderr, /warning/i);
+    const runs = [...Deno.readDirSync(dir)].filter((e) => e.isDirectory && e.name !== "hub");
+    assert.equal(runs.length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
