@@ -96,6 +96,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     config.randomSeed!,
     extras.body,
     runStreaming(config, endpoint),
+    io.env,
   );
   if (!config.model && !namesOwnModel(dataset)) throw new ConfigError(MODEL_REQUIRED);
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));

@@ -8,6 +8,7 @@ import type { ProfileConfig } from "../config/options.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import type { BodyFormat } from "./build.ts";
 import { loadDataset } from "./mod.ts";
+import { type EnvReader, resolvePublicDataset } from "./public.ts";
 import { generateSynthetic } from "./synthetic.ts";
 import type { Dataset } from "./types.ts";
 
@@ -15,7 +16,7 @@ import type { Dataset } from "./types.ts";
  * Loads or generates the dataset for `config`. `seed` is the run's `--random-seed` (or the one
  * chosen for it); `extraBody` is the body part of `--extra-inputs`; `streaming` is whether the
  * run streams, as the run plan decides it (`runStreaming` in plan/run_plan.ts), so that built
- * bodies and the plan agree.
+ * bodies and the plan agree. `env` reads the cache folders `--public-dataset` looks in.
  */
 export async function datasetForRun(
   config: ProfileConfig,
@@ -23,6 +24,7 @@ export async function datasetForRun(
   seed: number,
   extraBody: Record<string, unknown>,
   streaming: boolean,
+  env: EnvReader = readEnv,
 ): Promise<Dataset> {
   const format: BodyFormat = {
     endpoint,
@@ -42,8 +44,26 @@ export async function datasetForRun(
     outputTokensMean: config.osl,
     outputTokensStddev: config.oslStddev,
   };
+  if (config.publicDataset !== undefined) {
+    // A local copy only: the given --input-file or the cache; never a download.
+    const file = await resolvePublicDataset(config.publicDataset, {
+      inputFile: config.inputFile,
+      customType: config.customDatasetType,
+      env,
+    });
+    return await loadDataset(file.path, { type: file.type, ...ctx });
+  }
   if (config.inputFile) {
     return await loadDataset(config.inputFile, { type: config.customDatasetType, ...ctx });
   }
   return await generateSynthetic(config, ctx);
+}
+
+/** The process environment; a variable not permitted reads as unset. */
+function readEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
 }

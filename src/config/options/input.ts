@@ -70,7 +70,7 @@ export const inputOptions = {
   }),
 } as const;
 
-const PUBLIC = "public datasets (downloads by name) are not built yet";
+const PUBLIC = "this public-dataset option is not built yet";
 const TRACE = "this trace-replay option is not built yet";
 
 /** A not-yet Input flag. */
@@ -85,11 +85,22 @@ function inputFlag<T>(
 }
 
 /**
- * AIPerf's Input and Conversation Input flags that reprise parses without their feature: public
- * datasets and the trace-replay knobs; their defaults are accepted.
+ * AIPerf's Input and Conversation Input flags: `--public-dataset` (sharegpt, from a local copy),
+ * and those reprise parses without their feature (the other public-dataset knobs and the
+ * trace-replay ones), whose defaults are accepted.
  */
 export const inputCompatOptions = {
-  publicDataset: inputFlag(PUBLIC, "public-dataset", "string", undefined, "A public dataset."),
+  // Works for sharegpt only, from a local copy (dataset/public.ts); other names stop the run.
+  publicDataset: opt<string | undefined>({
+    flag: "public-dataset",
+    kind: "string",
+    schema: z.string().min(1).optional(),
+    expect: "a public dataset name",
+    group: "Input",
+    help:
+      "AIPerf's public dataset by name; only sharegpt works, and never downloads: --input-file is the local copy, else the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) or $REPRISE_DATASETS/sharegpt/. Other names: not supported yet.",
+    metavar: "NAME",
+  }),
   hfSubset: inputFlag(PUBLIC, "hf-subset", "string", undefined, "Hugging Face subset."),
   hfWekaDataset: inputFlag(PUBLIC, "hf-weka-dataset", "string", undefined, "Weka dataset."),
   datasetFilter: inputFlag(PUBLIC, "dataset-filter", "list", undefined, "k=v dataset filters."),
