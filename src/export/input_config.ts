@@ -68,6 +68,11 @@ function dataset(c: Flat): Record<string, unknown> {
       },
     });
   }
+  const publicDataset = str(c.publicDataset);
+  if (publicDataset) {
+    // A public dataset read from its local copy (dataset/public.ts).
+    return defined({ name: "main", type: "public", public_dataset: publicDataset, sampling });
+  }
   return defined({
     name: "main",
     type: "synthetic",

@@ -106,6 +106,18 @@ Deno.test("--public-dataset sharegpt finds the copy in the HF_HOME hub cache", o
     assert.equal(res.code, 0, res.stderr);
     assert.deepEqual(await sentPrompts(join(dir, "artifacts")), EXPECTED);
     assert.ok(requests() >= 2);
+    // The summary's input_config says which dataset ran, not "synthetic".
+    let runDir = "";
+    for await (const e of Deno.readDir(join(dir, "artifacts"))) {
+      if (e.isDirectory) runDir = join(dir, "artifacts", e.name);
+    }
+    const summary = JSON.parse(
+      await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")),
+    ) as { input_config: { datasets: { type: string; public_dataset?: string }[] } };
+    assert.deepEqual(
+      [summary.input_config.datasets[0].type, summary.input_config.datasets[0].public_dataset],
+      ["public", "sharegpt"],
+    );
   });
 });
 
