@@ -12,6 +12,7 @@ import type { Endpoint } from "../endpoints/types.ts";
 import { concat } from "../util/bytes.ts";
 import { createFetchTransport } from "../transport/fetch.ts";
 import { createHttp1Wire, type Http1Options } from "../transport/http1.ts";
+import type { ProxySettings } from "../transport/proxy.ts";
 import type { TransportKind } from "../transport/select.ts";
 import {
   type BodySink,
@@ -301,8 +302,9 @@ export function createTransport(
   kind: TransportKind | undefined,
   connections = 1,
   reuse?: ConnectionReuse,
+  proxies?: ProxySettings,
 ): Transport {
-  if (kind === "http1") return createHttp1Transport({ connections, reuse });
+  if (kind === "http1") return createHttp1Transport({ connections, reuse, proxies });
   // Fetch keeps no state: every run shares `send`.
   return { send, close() {} };
 }

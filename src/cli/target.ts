@@ -6,6 +6,7 @@ import { keyValues } from "../config/key_values.ts";
 import { targetSecrets, urlCredentials } from "../config/redact.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { endpointPath } from "../endpoints/mod.ts";
+import { PROXY_ENV } from "../transport/select.ts";
 
 /** The resolved request target. */
 export interface Target {
@@ -92,6 +93,7 @@ function buildOne(
     url: raw,
     headers,
     hfToken: env("HF_TOKEN"),
+    proxies: PROXY_ENV.map(env),
   });
   return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
 }

@@ -413,6 +413,8 @@ export interface SecretSources {
   headers?: Record<string, string>;
   /** `HF_TOKEN`, sent to the Hugging Face Hub when a tokenizer is downloaded. */
   hfToken?: string;
+  /** The proxy URLs set (`HTTP_PROXY`…): their userinfo is sent as `Proxy-Authorization`. */
+  proxies?: (string | undefined)[];
 }
 
 /** Header names whose values are kept secret besides `SENSITIVE_HEADERS` (by value only). */
@@ -420,8 +422,8 @@ const SECRET_NAME = /auth|key|token|secret|cookie|session|passw|credential|signa
 
 /**
  * Every value the run must never write or serve: the API key and its `Bearer` form, the URL's
- * userinfo, password and their `Basic` (base64) forms, and the values of credential-carrying
- * headers, with the token after a `Bearer`/`Basic` scheme alone and the `user:password` a
+ * and the proxy URLs' userinfo, password and their `Basic` (base64) forms, and the values of
+ * credential-carrying headers, with the token after a `Bearer`/`Basic` scheme alone and the `user:password` a
  * `Basic` value encodes. Values shorter than `MIN_SECRET_LENGTH` are left out; longest first.
  */
 export function targetSecrets(from: SecretSources): string[] {
@@ -460,8 +462,9 @@ export function targetSecrets(from: SecretSources): string[] {
     add(from.hfToken);
     add(`Bearer ${from.hfToken.trim()}`);
   }
-  if (from.url) {
-    const userinfo = /^\s*(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^@/?#\s]+)@/.exec(from.url)?.[1];
+  for (const url of [from.url, ...(from.proxies ?? [])]) {
+    if (!url) continue;
+    const userinfo = /^\s*(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^@/?#\s]+)@/.exec(url)?.[1];
     if (userinfo) {
       add(userinfo);
       const colon = userinfo.indexOf(":");

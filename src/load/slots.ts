@@ -127,7 +127,7 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = createTransport(plan.transport, opts.slots, plan.reuse);
+  const transport = createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
   opts.onTransport?.(transport);
   // Decided once for the phase: what each request does for the URLs, reuse and prefill flags.
   const urls = plan.urls;

@@ -6,6 +6,7 @@
 
 import { NO_LIMIT, type PhaseSpec } from "./phases.ts";
 import type { RunPlan } from "./run_plan.ts";
+import { redactUrl } from "../config/redact.ts";
 
 function plural(n: number, one: string): string {
   return `${n} ${one}${n === 1 ? "" : "s"}`;
@@ -89,6 +90,16 @@ export function describePlan(plan: RunPlan, url: string): string {
     ...plan.phases.map((p) => `plan: ${phaseLine(p)}`),
   ];
   const base = plan.base;
+  const proxies = base.proxies;
+  if (proxies) {
+    const via = (scheme: string, proxy: string | undefined) =>
+      `${scheme}:// ${proxy ? `through ${redactUrl(proxy)}` : "direct"}`;
+    lines.push(
+      `plan: proxy: ${via("http", proxies.http)}, ${via("https", proxies.https)}${
+        proxies.noProxy ? `; no_proxy ${proxies.noProxy}` : ""
+      }`,
+    );
+  }
   if (base.urls && base.urls.length > 1) {
     lines.push(`plan: ${base.urls.length} URLs, round robin (first shown above)`);
   }

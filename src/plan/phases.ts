@@ -79,6 +79,7 @@ export type BasePlan = Pick<
   | "sampling"
   | "seed"
   | "transport"
+  | "proxies"
   | "urls"
   | "reuse"
   | "sessionHeader"

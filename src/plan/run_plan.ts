@@ -15,7 +15,12 @@ import type { Dataset } from "../dataset/types.ts";
 import { replayBody } from "../endpoints/replay_body.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { fdLimitWarning, readProcLimits } from "./fd_limit.ts";
-import { proxyBypassWarning, resolveTransport, type TransportKind } from "../transport/select.ts";
+import {
+  http1Proxies,
+  proxyBypassWarning,
+  resolveTransport,
+  type TransportKind,
+} from "../transport/select.ts";
 import { FAST_PATHS } from "../util/fast_paths.ts";
 import {
   type BasePlan,
@@ -49,7 +54,10 @@ export interface RunPlan {
   warnings: string[];
   /** One `--verbose` line per given flag that has no effect in reprise, saying why. */
   flagNotes: string[];
-  /** The warning for a proxy that `--transport http1` bypasses; null when none applies. */
+  /**
+   * The warning for a proxy `--transport http1` cannot speak to (`https://`, SOCKS) and so
+   * bypasses; null when none applies.
+   */
   proxyWarning: string | null;
   /** The warning for a concurrency above the open-file limit (`fd_limit.ts`); null if none. */
   fdWarning: string | null;
@@ -197,6 +205,9 @@ export function planRun(input: PlanInput): RunPlan {
   const transport = input.env
     ? resolveTransport(config.transport, target.url, input.env)
     : resolveTransport(config.transport, target.url);
+  const proxies = transport === "http1"
+    ? (input.env ? http1Proxies(input.env) : http1Proxies())
+    : undefined;
   warnings.push(...checkLoadFlags(config, {
     given,
     streaming,
@@ -221,6 +232,7 @@ export function planRun(input: PlanInput): RunPlan {
     sampling,
     seed,
     transport,
+    ...(proxies ? { proxies } : {}),
     ...(urls.length > 1 ? { urls } : {}),
     reuse: reuseStrategy(config.connectionReuseStrategy),
     sessionHeader: config.sessionHeader,
@@ -238,8 +250,8 @@ export function planRun(input: PlanInput): RunPlan {
     warnings,
     flagNotes,
     proxyWarning: input.env
-      ? proxyBypassWarning(config.transport, input.env)
-      : proxyBypassWarning(config.transport),
+      ? proxyBypassWarning(config.transport, target.url, input.env)
+      : proxyBypassWarning(config.transport, target.url),
     fdWarning: fdLimitWarning(config.concurrency, (input.limits ?? readProcLimits)()),
     workers,
     fixedSchedule,

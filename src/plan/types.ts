@@ -7,6 +7,7 @@
 import type { LiveTurns } from "../dataset/types.ts";
 import type { Phase } from "../record/record.ts";
 import type { TransportKind } from "../transport/select.ts";
+import type { ProxySettings } from "../transport/proxy.ts";
 
 /** A conversation as Workers hold it: the session id and the body of each turn. */
 export interface PlannedConversation {
@@ -97,6 +98,11 @@ export interface PhasePlan {
   seed: number;
   /** The HTTP client (`--transport`, `auto` already decided); absent means fetch. */
   transport?: TransportKind;
+  /**
+   * The proxies the HTTP/1.1 client goes through (read from the environment on the main thread,
+   * which alone reads it); absent: none, or fetch, which reads them itself.
+   */
+  proxies?: ProxySettings;
   /** How conversations are started; absent means closed-loop concurrency. */
   timing?: Timing;
   /** The phase's time zero, epoch ms (fractional): every Worker's schedule counts from it. */

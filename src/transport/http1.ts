@@ -36,6 +36,7 @@ import { BodyReader } from "./http1_body.ts";
 import { Deadlines } from "./deadlines.ts";
 import { LastMessage, requestMessage } from "./request_message.ts";
 import { type Origin, type Target, Targets } from "./http1_target.ts";
+import { openTunnel, type ProxySettings } from "./proxy.ts";
 
 /** Options of {@link createHttp1Wire}. */
 export interface Http1Options {
@@ -61,6 +62,8 @@ export interface Http1Options {
   directReads?: boolean;
   /** How connections are reused; default pooled. */
   reuse?: ConnectionReuse;
+  /** The proxies of the run (`proxySettings`); none: every request goes straight to its server. */
+  proxies?: ProxySettings;
 }
 
 /** Longest request message whose memory an exchange keeps for the next one. */
@@ -84,7 +87,8 @@ interface Client {
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
   let conn: Deno.Conn;
-  if (o.tls) {
+  if (o.proxy !== null) conn = await connectThroughProxy(o, client);
+  else if (o.tls) {
     const tls = await Deno.connectTls({
       hostname: o.hostname,
       port: o.port,
@@ -103,6 +107,33 @@ async function connect(o: Origin, client: Client): Promise<Connection> {
     (conn as Deno.TcpConn).setNoDelay(true);
   }
   return new Connection(conn, client.bufferBytes, client.lent, client.directReads);
+}
+
+/**
+ * A connection to `o` through its proxy: to the proxy itself for a plain origin (requests then
+ * name their absolute URL), a `CONNECT` tunnel with TLS inside it for a TLS one. A proxy that
+ * refuses the tunnel is a failure to connect, with its status.
+ */
+async function connectThroughProxy(o: Origin, client: Client): Promise<Deno.Conn> {
+  const proxy = o.proxy!;
+  const tcp = await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
+  tcp.setNoDelay(true);
+  if (!o.tls) return tcp;
+  try {
+    const host = o.hostname.includes(":") ? `[${o.hostname}]` : o.hostname;
+    await openTunnel(tcp, proxy, `${host}:${o.port}`);
+  } catch (e) {
+    tcp.close();
+    throw e;
+  }
+  const tls = await Deno.startTls(tcp, { hostname: o.hostname, caCerts: client.caCerts });
+  try {
+    await tls.handshake();
+  } catch (e) {
+    tls.close();
+    throw e;
+  }
+  return tls;
 }
 
 /**
@@ -468,7 +499,7 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
   /** Sticky reuse: each conversation's idle connection, and the origin it is open to. */
   const sticky = new Map<object, { key: string; c: Connection }>();
   let closed = false;
-  const targets = new Targets();
+  const targets = new Targets(options.proxies);
 
   const client: Client = {
     lent,

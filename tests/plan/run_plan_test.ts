@@ -127,16 +127,30 @@ Deno.test("streaming is asked for only where the endpoint can stream, in the bod
   assert.equal(embeddings.inputConfig.streaming, false);
 });
 
-Deno.test("transport auto is the HTTP/1.1 client unless a proxy is set", () => {
+Deno.test("transport auto is the HTTP/1.1 client, through an http:// proxy when one is set", () => {
   assert.equal(plan([]).transport, "http1");
   assert.equal(plan([]).phases[0].plan.transport, "http1");
-  const proxied = plan([], { env: { HTTPS_PROXY: "http://proxy:3128" } });
-  assert.equal(proxied.transport, "fetch");
+  assert.equal(plan([]).phases[0].plan.proxies, undefined);
+  const proxied = plan([], {
+    env: { HTTP_PROXY: "http://proxy:3128", HTTPS_PROXY: "http://proxy:3128", NO_PROXY: "" },
+  });
+  assert.equal(proxied.transport, "http1");
   assert.equal(proxied.proxyWarning, null);
-  const forced = plan(["--transport", "http1"], { env: { HTTPS_PROXY: "http://proxy:3128" } });
+  // Every phase's Workers get the settings: the main thread alone reads the environment.
+  for (const p of proxied.phases) {
+    assert.deepEqual(p.plan.proxies, { http: "http://proxy:3128", https: "http://proxy:3128" });
+  }
+  // A SOCKS proxy is fetch's to follow; an explicit http1 goes around it and says so.
+  const socks = plan([], { env: { ALL_PROXY: "socks5://proxy:1080" } });
+  assert.equal(socks.transport, "fetch");
+  assert.equal(socks.phases[0].plan.proxies, undefined);
+  const forced = plan(["--transport", "http1"], { env: { ALL_PROXY: "socks5://proxy:1080" } });
   assert.equal(forced.transport, "http1");
-  assert.match(forced.proxyWarning ?? "", /HTTPS_PROXY is set, but --transport http1/);
+  assert.equal(forced.phases[0].plan.proxies, undefined);
+  assert.match(forced.proxyWarning ?? "", /\(socks5\) is not one --transport http1 can use/);
   assert.equal(plan(["--transport", "fetch"]).transport, "fetch");
+  const fetched = plan(["--transport", "fetch"], { env: { HTTP_PROXY: "http://proxy:3128" } });
+  assert.equal(fetched.phases[0].plan.proxies, undefined);
 });
 
 Deno.test("Workers: one per 512 concurrent requests, within the cores", () => {

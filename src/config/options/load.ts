@@ -39,7 +39,7 @@ export const loadOptions = {
     valueAliases: { http: "auto" },
     group: "Load",
     help:
-      "HTTP client: http1 (reprise's own HTTP/1.1 client, far cheaper per streamed token), fetch (honours HTTP(S)_PROXY), or auto (http1 unless a proxy is set); `http` (AIPerf's name) is auto.",
+      "HTTP client: http1 (reprise's own HTTP/1.1 client; it follows HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY to an http:// proxy), fetch (Deno's fetch: about 3x the CPU per request, as http1 measured 0.33-0.35 of fetch's), or auto (http1; fetch only for an https:// or SOCKS proxy); `http` (AIPerf's name) is auto.",
     metavar: "KIND",
   }),
   workersMax: opt({
