@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockServer } from "../../src/mock/server.ts";
-import { MAIN } from "./helpers.ts";
+import { CHILD_ENV, MAIN } from "./helpers.ts";
 
 const hasShell = Deno.build.os !== "windows";
 
@@ -44,7 +44,7 @@ Deno.test({
         stdout: "piped",
         stderr: "piped",
         stdin: "null",
-        env: { NO_COLOR: "1" },
+        env: CHILD_ENV,
         signal: AbortSignal.timeout(120_000),
       }).output();
       const stderr = new TextDecoder().decode(out.stderr);

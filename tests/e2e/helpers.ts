@@ -9,6 +9,12 @@ import { main } from "../../src/cli/main.ts";
 import type { Io } from "../../src/cli/io.ts";
 
 /** The repository's main.ts. */
+/**
+ * The environment of a child reprise process: no colour, and offline for the Hugging Face hub,
+ * so that no test reaches the internet for a tokenizer (a child has every permission).
+ */
+export const CHILD_ENV: Record<string, string> = { NO_COLOR: "1", HF_HUB_OFFLINE: "1" };
+
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
 /** Output and exit code of one CLI run. */
@@ -104,7 +110,7 @@ export async function spawnCli(
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
-    env: { NO_COLOR: "1", ...opts.env },
+    env: { ...CHILD_ENV, ...opts.env },
     signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000),
   });
   const out = await cmd.output();

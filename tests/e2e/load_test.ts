@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../../src/mock/server.ts";
-import { MAIN, readRecords, runCli } from "./helpers.ts";
+import { CHILD_ENV, MAIN, readRecords, runCli } from "./helpers.ts";
 
 const PAYLOADS = fileURLToPath(new URL("../../examples/payloads.jsonl", import.meta.url));
 const RUN = "m-openai-chat-concurrency";
@@ -180,7 +180,7 @@ async function interrupt(
     stdout: "null",
     stderr: "piped",
     stdin: "null",
-    env: { NO_COLOR: "1" },
+    env: CHILD_ENV,
   }).spawn();
   let stderr = "";
   const stderrDone = (async () => {

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../../src/mock/server.ts";
-import { MAIN } from "./helpers.ts";
+import { CHILD_ENV, MAIN } from "./helpers.ts";
 
 const PAYLOADS = fileURLToPath(new URL("../../examples/payloads.jsonl", import.meta.url));
 const RUN = "m-openai-chat-concurrency";
@@ -46,7 +46,7 @@ async function signalled(
     stdout: "null",
     stderr: "piped",
     stdin: "null",
-    env: { NO_COLOR: "1" },
+    env: CHILD_ENV,
   }).spawn();
   let stderr = "";
   const stderrDone = (async () => {
