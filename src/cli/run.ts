@@ -331,11 +331,18 @@ async function finish(
     { color },
   );
   io.stdout(resultText(config, summary));
-  if (run.scraper) {
-    await writeServerMetrics(plan.runDir, run.scraper, config.serverMetricsFormats, {
-      version: VERSION,
-      benchmarkId: run.benchmarkId,
-    });
+  // The server's metrics are written beside a summary that could be written; a failed write of
+  // them is a warning: the benchmark's own artifacts are whole.
+  if (run.scraper && summary.writeFailure === null) {
+    try {
+      await writeServerMetrics(plan.runDir, run.scraper, config.serverMetricsFormats, {
+        version: VERSION,
+        benchmarkId: run.benchmarkId,
+        prefix: config.profileExportPrefix,
+      });
+    } catch (e) {
+      io.stderr(`warning: the server metrics could not be written: ${(e as Error).message}\n`);
+    }
   }
   io.stderr(`artifacts: ${plan.runDir}\n`);
   for (const w of summary.warnings) io.stderr(`${w}\n`);

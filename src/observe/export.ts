@@ -272,6 +272,16 @@ export function serverMetricsCsv(metrics: Record<string, ExportMetric>): string 
 }
 
 /**
+ * The files' base name: `server_metrics_export`, or `<prefix>_server_metrics` under
+ * `--profile-export-prefix` (its extension stripped), as AIPerf names them.
+ */
+export function serverMetricsName(prefix?: string): string {
+  return prefix === undefined
+    ? "server_metrics_export"
+    : `${prefix.replace(/\.(jsonl|json|csv)$/i, "")}_server_metrics`;
+}
+
+/**
  * Writes the formats asked for (json, csv) into the run directory; returns the paths written.
  * Nothing is written when no endpoint answered.
  */
@@ -279,18 +289,19 @@ export async function writeServerMetrics(
   dir: string,
   scraper: ServerMetricsScraper,
   formats: readonly string[],
-  run: { version: string; benchmarkId: string | null; inputConfig?: unknown },
+  run: { version: string; benchmarkId: string | null; inputConfig?: unknown; prefix?: string },
 ): Promise<string[]> {
   if (scraper.active.length === 0) return [];
+  const name = serverMetricsName(run.prefix);
   const doc = serverMetricsJson(scraper, run);
   const written: string[] = [];
   if (formats.includes("json")) {
-    const path = join(dir, "server_metrics_export.json");
+    const path = join(dir, `${name}.json`);
     await Deno.writeTextFile(path, JSON.stringify(doc, null, 2) + "\n");
     written.push(path);
   }
   if (formats.includes("csv")) {
-    const path = join(dir, "server_metrics_export.csv");
+    const path = join(dir, `${name}.csv`);
     await Deno.writeTextFile(
       path,
       serverMetricsCsv(doc.metrics as Record<string, ExportMetric>),
