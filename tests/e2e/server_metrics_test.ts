@@ -76,6 +76,9 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     const serverRate = gen.total / duration;
     const diff = Math.abs(serverRate - throughput) / throughput;
     assert.ok(diff < 0.02, `server ${serverRate} vs reprise ${throughput} tokens/s (${diff})`);
+    // The exported rate is over the scrapes' span, which brackets the phase.
+    const rateDiff = Math.abs(gen.rate - throughput) / throughput;
+    assert.ok(rateDiff < 0.05, `exported rate ${gen.rate} vs reprise ${throughput} tokens/s`);
     const csv = await Deno.readTextFile(join(runDir, "server_metrics_export.csv"));
     assert.match(csv, /vllm:generation_tokens_total/);
     assert.equal(csv.split("\n\n").length >= 3, true, csv);
