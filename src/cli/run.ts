@@ -23,6 +23,8 @@ import { planRun, type RunPlan } from "../plan/run_plan.ts";
 import { nowNs } from "../record/clock.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
+import { scrapeUrls, ServerMetricsScraper } from "../observe/scraper.ts";
+import { writeServerMetrics } from "../observe/export.ts";
 import { VERSION } from "../version.ts";
 import type { ApiServer } from "../api/server.ts";
 import type { RunInfo } from "../api/types.ts";
@@ -103,6 +105,9 @@ interface Started {
   state: RunState;
   api: ApiServer | null;
   pool: WorkerPool;
+  benchmarkId: string;
+  /** Scrapes the server's /metrics during profiling; null with `--no-server-metrics`. */
+  scraper: ServerMetricsScraper | null;
 }
 
 /**
@@ -174,7 +179,11 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   if (plan.proxyWarning) io.stderr(`${plan.proxyWarning}\n`);
   if (plan.fdWarning) io.stderr(`${plan.fdWarning}\n`);
   const pool = await startPool(input, plan);
-  return { results, state, api, pool };
+  const urls = scrapeUrls(input.target.baseUrl, config.serverMetrics, config.noServerMetrics);
+  const scraper = urls.length === 0
+    ? null
+    : new ServerMetricsScraper(urls, (line) => io.stderr(`${line}\n`));
+  return { results, state, api, pool, benchmarkId, scraper };
 }
 
 /** Starts the Worker pool and checks that the Workers' clocks agree with the main thread's. */
@@ -275,10 +284,14 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
         startNs: nowNs(),
       });
       runner = new PhaseRunner(pool, spec);
+      // The server's metrics are scraped during profiling only (warmup apart).
+      const scrape = spec.plan.phase === "profiling" ? run.scraper : null;
+      await scrape?.start();
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
         for (const r of records) results.add(r);
         if (trace) { for (const r of records) io.stderr(traceLine(r)); }
       });
+      await scrape?.stop();
       if (phaseEnd === "failed_threshold") {
         end.thresholdTripped = true;
         break;
@@ -287,6 +300,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   } catch (e) {
     end.failure = e as Error;
   } finally {
+    await run.scraper?.stop();
     stopProgress();
     pool.close();
     io.signal?.removeEventListener("abort", onSoft);
@@ -317,6 +331,19 @@ async function finish(
     { color },
   );
   io.stdout(resultText(config, summary));
+  // The server's metrics are written beside a summary that could be written; a failed write of
+  // them is a warning: the benchmark's own artifacts are whole.
+  if (run.scraper && summary.writeFailure === null) {
+    try {
+      await writeServerMetrics(plan.runDir, run.scraper, config.serverMetricsFormats, {
+        version: VERSION,
+        benchmarkId: run.benchmarkId,
+        prefix: config.profileExportPrefix,
+      });
+    } catch (e) {
+      io.stderr(`warning: the server metrics could not be written: ${(e as Error).message}\n`);
+    }
+  }
   io.stderr(`artifacts: ${plan.runDir}\n`);
   for (const w of summary.warnings) io.stderr(`${w}\n`);
   let artifactFailure = writeFailureLine(summary);

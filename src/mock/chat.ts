@@ -62,7 +62,7 @@ export async function chatCompletions(ctx: MockContext, ex: Exchange): Promise<R
         (includeUsage ? `${open}],"usage":${usage}}\n\n` : "") +
         "data: [DONE]\n\n",
     };
-    return sseReply(streamBody(ctx, ex, script));
+    return sseReply(streamBody(ctx, ex, script, prompt));
   }
 
   await sleepUntil(completionTime(ctx, ex, reasoning + count), ctx.signal);

@@ -64,7 +64,7 @@ export async function completions(ctx: MockContext, ex: Exchange): Promise<Respo
         (includeUsage ? `data: ${open}],"usage":${usage}}\n\n` : "") +
         "data: [DONE]\n\n",
     };
-    return sseReply(streamBody(ctx, ex, script));
+    return sseReply(streamBody(ctx, ex, script, prompt));
   }
 
   await sleepUntil(completionTime(ctx, ex, count), ctx.signal);

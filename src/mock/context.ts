@@ -8,6 +8,7 @@ import type { Tokenizer } from "./tokens.ts";
 import { seededRandom } from "./rng.ts";
 import { type FaultShare, faultShares } from "./faults.ts";
 import type { PromptCounter } from "./prompt_count.ts";
+import { MockMetrics } from "./metrics.ts";
 
 /** What the mock counted: requests received, by path and by fault injected. */
 export interface MockStats {
@@ -39,6 +40,8 @@ export interface MockContext {
   stats: MockStats;
   /** Counts chat `prompt_tokens` as a real server does (`--tokenizer`, `--chat-template`). */
   countPrompt?: PromptCounter | null;
+  /** What `GET /metrics` reports: answers in flight, tokens sent, TTFT. */
+  metrics: MockMetrics;
 }
 
 /**
@@ -62,6 +65,7 @@ export function newMockContext(
     timingLog,
     faults: faultShares(opts),
     stats: { requests: 0, byPath: {}, faults: {} },
+    metrics: new MockMetrics(),
   };
 }
 
@@ -104,20 +108,30 @@ export function scheduleFor(ctx: MockContext, ex: Exchange, count: number): Floa
 
 /**
  * The body of a streamed answer to `ex` sending `script`'s `count` tokens on the server's
- * schedule, logged to the timing log when there is one.
+ * schedule, logged to the timing log when there is one and counted for `/metrics` (in flight
+ * until it ends; its tokens sent and TTFT when it does). `promptTokens`: the prompt's count.
  */
 export function streamBody(
   ctx: MockContext,
   ex: Exchange,
   script: StreamScript,
+  promptTokens = 0,
 ): ReadableStream<Uint8Array> {
   const log = ctx.timingLog;
+  const metrics = ctx.metrics;
+  metrics.running++;
+  metrics.promptTokens += promptTokens;
   return timedStream(
     script,
     scheduleFor(ctx, ex, script.count),
     ex.truncate,
     ctx.signal,
-    log === null ? undefined : (sent) => log.record(ex.requestId, ex.arrival, sent),
+    (sent) => {
+      metrics.running--;
+      metrics.generationTokens += sent.tokens;
+      if (sent.first !== null) metrics.observeTtft((sent.first - ex.arrival) / 1000);
+      log?.record(ex.requestId, ex.arrival, sent);
+    },
   );
 }
 

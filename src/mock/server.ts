@@ -55,6 +55,12 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const handle = async (req: Request, arrival: number, info?: WireInfo) => {
     const path = pathOf(req.url);
     if (path === "/mock/stats" && req.method === "GET") return app.fetch(req, { arrival });
+    // Scrapes of the server's metrics are not requests of the benchmark: not counted either.
+    if (path === "/metrics" && req.method === "GET") {
+      return new Response(ctx.metrics.text("mock-model"), {
+        headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+      });
+    }
     stats.requests++;
     stats.byPath[path] = (stats.byPath[path] ?? 0) + 1;
     const env: MockBindings = { arrival };

@@ -118,7 +118,8 @@ async function summaryName(dir: string): Promise<string | null> {
     return null;
   }
   if (names.has("profile_export_aiperf.json")) return "profile_export_aiperf";
-  const prefixed = [...names].filter((n) => n.endsWith(".json"))
+  // The server's metrics (server_metrics_export, <prefix>_server_metrics) are not the summary.
+  const prefixed = [...names].filter((n) => n.endsWith(".json") && !/server_metrics/.test(n))
     .map((n) => n.slice(0, -5)).filter((n) => names.has(`${n}.csv`));
   return prefixed.length === 1 ? prefixed[0] : null;
 }

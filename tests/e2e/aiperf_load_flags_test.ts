@@ -35,6 +35,8 @@ function profile(urls: string[], dir: string, ...more: string[]): string[] {
     "none",
     "--transport",
     "http1",
+    // The connections counted here are the benchmark's: the server's /metrics is not scraped.
+    "--no-server-metrics",
     ...SYNTH,
     ...more,
   ];

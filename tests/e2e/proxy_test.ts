@@ -59,6 +59,8 @@ function profileArgs(url: string, dir: string, transport: string): string[] {
     "--custom-dataset-type",
     "raw_payload",
     "--streaming",
+    // The server's /metrics would be scraped too: only the benchmark's requests are counted here.
+    "--no-server-metrics",
     "--concurrency",
     "2",
     "--transport",

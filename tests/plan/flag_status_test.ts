@@ -34,7 +34,6 @@ Deno.test("a not-yet flag that would change the run stops the plan with one line
     judge("--image-width-mean", "512") as string,
     /^--image-width-mean: not supported yet \(/,
   );
-  assert.match(judge("--server-metrics") as string, /^--server-metrics: not supported yet/);
   assert.match(judge("--export-http-trace") as string, /^--export-http-trace: not supported yet/);
   assert.match(judge("--gpu-telemetry", "pynvml") as string, /^--gpu-telemetry: not supported yet/);
   assert.match(judge("--model", "a,b") as string, /^--model: not supported yet \(several models/);
@@ -44,9 +43,7 @@ Deno.test("a not-yet flag given its default or a no-op value is accepted", () =>
   for (
     const args of [
       ["--num-profile-runs", "1"],
-      ["--no-server-metrics"],
       ["--no-gpu-telemetry"],
-      ["--server-metrics-formats", "json", "--server-metrics-formats", "csv"],
       ["--sweep-type", "grid"],
       ["--image-batch-size", "1"],
       ["--wait-for-model-mode", "models"],

@@ -1,47 +1,49 @@
 /** AIPerf's Server Metrics, GPU Telemetry and Network Latency options of `profile`. */
 
-import { compat } from "./spec.ts";
+import { z } from "zod";
+import { compat, opt } from "./spec.ts";
 
-const SERVER = "scraping the server's /metrics is not built yet";
 const GPU = "GPU telemetry (DCGM, pynvml) is not collected yet";
 const NET = "network latency probing is not built yet";
 
 /**
- * AIPerf's telemetry options. AIPerf scrapes `<url>/metrics` by default; reprise does not yet,
- * so asking for it explicitly (`--server-metrics`) is refused, and turning it off is accepted.
+ * AIPerf's telemetry options. Like AIPerf, reprise scrapes `<url>/metrics` by default
+ * (src/observe/); GPU telemetry and network latency probing are not built.
  */
 export const telemetryOptions = {
-  serverMetrics: compat<string[]>({
+  serverMetrics: opt<string[]>({
     flag: "server-metrics",
     kind: "list",
+    schema: z.array(z.string()),
+    expect: "one or more URLs",
+    metavar: "URL",
     optionalValue: true,
     group: "Telemetry",
-    help: "Scrape the server's Prometheus /metrics (and these URLs) during the run.",
-    status: "not-yet",
-    why: SERVER,
-    // Absent stays absent: any use of the flag asks for scraping.
-    noop: () => false,
+    help:
+      "Scrape the server's Prometheus /metrics (on by default: the target's /metrics) and these URLs during the run.",
   }),
-  noServerMetrics: compat<boolean>({
+  noServerMetrics: opt<boolean>({
     flag: "no-server-metrics",
     kind: "boolean",
+    schema: z.boolean(),
+    expect: "true or false",
     default: false,
     group: "Telemetry",
     help: "Do not scrape the server's /metrics.",
-    status: "not-yet",
-    why: SERVER,
-    // Turning scraping off is what reprise does anyway.
-    noop: () => true,
   }),
-  serverMetricsFormats: compat<string[]>({
+  serverMetricsFormats: opt<string[]>({
     flag: "server-metrics-formats",
     kind: "list",
+    schema: z.array(z.string()),
+    expect: "json, csv, jsonl or parquet",
+    metavar: "FORMAT",
     default: ["json", "csv"],
     group: "Telemetry",
-    help: "Export formats of the scraped metrics: json, csv, jsonl, parquet.",
-    status: "not-yet",
-    why: SERVER,
-    noop: (v) => v.join(",") === "json,csv" || v.join(" ") === "json csv",
+    help: "Export formats of the scraped metrics: json, csv (jsonl and parquet are not written).",
+    check: (v) =>
+      v.find((f) => !["json", "csv", "jsonl", "parquet"].includes(f)) === undefined
+        ? undefined
+        : "must be json, csv, jsonl or parquet",
   }),
   gpuTelemetry: compat<string[]>({
     flag: "gpu-telemetry",

@@ -1,0 +1,152 @@
+/**
+ * The server's own metrics: reprise scrapes the mock's `/metrics` during profiling by default and
+ * exports them in AIPerf's schema; `--no-server-metrics` scrapes nothing; a target without
+ * `/metrics` costs one warning line and changes nothing else.
+ */
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { startMockServer } from "../../src/mock/server.ts";
+import { runCli } from "./helpers.ts";
+
+function args(url: string, dir: string, ...more: string[]): string[] {
+  return [
+    "profile",
+    "--url",
+    url,
+    "--model",
+    "m",
+    "--endpoint-type",
+    "chat",
+    "--streaming",
+    "--synthetic-input-tokens-mean",
+    "20",
+    "--output-tokens-mean",
+    "16",
+    "--artifact-dir",
+    dir,
+    ...more,
+  ];
+}
+
+/** The single run directory under `dir`. */
+function runDirOf(dir: string): string {
+  const entries = [...Deno.readDirSync(dir)].filter((e) => e.isDirectory);
+  assert.equal(entries.length, 1, entries.map((e) => e.name).join(","));
+  return join(dir, entries[0].name);
+}
+
+type Metrics = Record<
+  string,
+  {
+    type: string;
+    series: { labels: Record<string, string> | null; stats: Record<string, number> }[];
+  }
+>;
+
+Deno.test("server metrics: running max equals concurrency; token counter matches throughput", async () => {
+  const server = await startMockServer({ ttftMs: 300, itlMs: 5, outputTokens: 16 });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli(args(server.url, dir, "--concurrency", "4", "--request-count", "48"));
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(!res.stderr.includes("server metrics"), res.stderr);
+    const runDir = runDirOf(dir);
+    const doc = JSON.parse(await Deno.readTextFile(join(runDir, "server_metrics_export.json")));
+    assert.equal(doc.schema_version, "1.0");
+    assert.deepEqual(doc.summary.endpoints_successful, [`${server.url}/metrics`]);
+    const metrics = doc.metrics as Metrics;
+    const running = metrics["vllm:num_requests_running"];
+    assert.equal(running.type, "gauge");
+    assert.deepEqual(running.series[0].labels, { model_name: "mock-model" });
+    assert.equal(running.series[0].stats.max, 4);
+    const ttft = metrics["vllm:time_to_first_token_seconds"];
+    assert.equal(ttft.type, "histogram");
+    assert.equal(ttft.series[0].stats.count, 48);
+    const p50 = ttft.series[0].stats.p50_estimate;
+    assert.ok(p50 >= 0.25 && p50 <= 0.5, `TTFT p50 estimate ${p50}`);
+    const gen = metrics["vllm:generation_tokens_total"].series[0].stats;
+    assert.equal(gen.total, 48 * 16);
+    const summary = JSON.parse(
+      await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")),
+    );
+    const duration = summary.benchmark_duration?.avg ?? summary.benchmark_duration;
+    const throughput = summary.output_token_throughput.avg;
+    const serverRate = gen.total / duration;
+    const diff = Math.abs(serverRate - throughput) / throughput;
+    assert.ok(diff < 0.02, `server ${serverRate} vs reprise ${throughput} tokens/s (${diff})`);
+    // The exported rate is over the scrapes' span, which brackets the phase.
+    const rateDiff = Math.abs(gen.rate - throughput) / throughput;
+    assert.ok(rateDiff < 0.05, `exported rate ${gen.rate} vs reprise ${throughput} tokens/s`);
+    const csv = await Deno.readTextFile(join(runDir, "server_metrics_export.csv"));
+    assert.match(csv, /vllm:generation_tokens_total/);
+    assert.equal(csv.split("\n\n").length >= 3, true, csv);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("server metrics: --no-server-metrics writes no file and scrapes nothing", async () => {
+  let scrapes = 0;
+  const mock = await startMockServer({});
+  // A front that counts the scrapes and passes everything else to the mock.
+  const front = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === "/metrics") scrapes++;
+    return fetch(`${mock.url}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+    });
+  });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli(
+      args(
+        `http://127.0.0.1:${front.addr.port}`,
+        dir,
+        "--request-count",
+        "4",
+        "--no-server-metrics",
+      ),
+    );
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(scrapes, 0);
+    assert.equal(existsSync(join(runDirOf(dir), "server_metrics_export.json")), false);
+    assert.equal(existsSync(join(runDirOf(dir), "server_metrics_export.csv")), false);
+  } finally {
+    await front.shutdown();
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("server metrics: a target without /metrics gives exactly one warning", async () => {
+  const mock = await startMockServer({});
+  const front = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === "/metrics") return new Response("not found", { status: 404 });
+    return fetch(`${mock.url}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+    });
+  });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli(
+      args(`http://127.0.0.1:${front.addr.port}`, dir, "--request-count", "4"),
+    );
+    assert.equal(res.code, 0, res.stderr);
+    const warnings = res.stderr.split("\n").filter((l) => l.includes("server metrics"));
+    assert.equal(warnings.length, 1, res.stderr);
+    assert.match(warnings[0], /HTTP 404/);
+    assert.equal(existsSync(join(runDirOf(dir), "server_metrics_export.json")), false);
+  } finally {
+    await front.shutdown();
+    await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
