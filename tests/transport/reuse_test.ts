@@ -3,60 +3,33 @@ import assert from "node:assert/strict";
 import { createHttp1Transport } from "../../src/answer/client.ts";
 import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
+import { rawServer } from "./raw_server.ts";
 
 const enc = new TextEncoder();
 
 /** A keep-alive server answering each request with one streamed token; counts connections. */
 function server() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  let accepted = 0;
-  /** Per connection: the X-Correlation-ID of each request it carried. */
-  const carried: string[][] = [];
-  const tasks: Promise<void>[] = [];
   const event =
     `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "ok" } }] })}\n\n` +
     "data: [DONE]\n\n";
-  const reply = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
-    `content-length: ${enc.encode(event).length}\r\n\r\n${event}`;
-  const handle = async (conn: Deno.Conn, mine: string[]) => {
-    const buf = new Uint8Array(65536);
-    let got = "";
-    try {
-      for (;;) {
-        const n = await conn.read(buf);
-        if (n === null) break;
-        got += new TextDecoder().decode(buf.subarray(0, n));
-        const at = got.indexOf("\r\n\r\n");
-        if (at === -1) continue;
-        const len = Number(/content-length: *(\d+)/i.exec(got)?.[1] ?? 0);
-        if (got.length - at - 4 < len) continue;
-        mine.push(/x-correlation-id: *([^\r]*)/i.exec(got)?.[1] ?? "");
-        got = got.slice(at + 4 + len);
-        await conn.write(enc.encode(reply));
-      }
-    } catch { /* the client went away */ }
-    try {
-      conn.close();
-    } catch { /* closed */ }
-  };
-  const loop = (async () => {
-    for await (const conn of listener) {
-      accepted++;
-      const mine: string[] = [];
+  const reply = enc.encode(
+    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
+      `content-length: ${enc.encode(event).length}\r\n\r\n${event}`,
+  );
+  /** Per connection: the X-Correlation-ID of each request it carried. */
+  const carried: string[][] = [];
+  const byConn = new Map<Deno.Conn, string[]>();
+  const srv = rawServer(async (conn, request) => {
+    let mine = byConn.get(conn);
+    if (mine === undefined) {
+      byConn.set(conn, mine = []);
       carried.push(mine);
-      tasks.push(handle(conn, mine));
     }
-  })();
-  return {
-    url: `http://127.0.0.1:${listener.addr.port}/v1/chat/completions`,
-    accepted: () => accepted,
-    carried,
-    async close() {
-      listener.close();
-      await loop.catch(() => {});
-      await Promise.all(tasks);
-    },
-  };
+    mine.push(/x-correlation-id: *([^\r]*)/i.exec(request)?.[1] ?? "");
+    await conn.write(reply);
+    return true;
+  });
+  return { url: srv.url, accepted: srv.accepted, carried, close: srv.close };
 }
 
 function opts(url: string, session: string, extra: Partial<SendOptions> = {}): SendOptions {
