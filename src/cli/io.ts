@@ -1,6 +1,7 @@
 /** The CLI's window on the world, injectable so tests run the whole CLI in-process. */
 
 import { signalExitCode, type StopSignal } from "./exit_codes.ts";
+import { readEnv } from "../util/env.ts";
 
 /** Where output goes and where settings come from. */
 export interface Io {
@@ -33,15 +34,6 @@ export function stopSignal(io: Pick<Io, "signal">): StopSignal {
 }
 
 const encoder = new TextEncoder();
-
-function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    // Without --allow-env for this name, it is simply unset.
-    return undefined;
-  }
-}
 
 /**
  * The process's real stdout/stderr/env, with Ctrl+C and SIGTERM wired to the two signals;

@@ -1,6 +1,7 @@
 /** Where requests go and with which headers, from the config. */
 
 import type { ProfileConfig } from "../config/options.ts";
+import { readEnv } from "../util/env.ts";
 import { ConfigError } from "../config/parse.ts";
 import { keyValues } from "../config/key_values.ts";
 import { targetSecrets, urlCredentials } from "../config/redact.ts";
@@ -38,7 +39,7 @@ export function parseHeaders(values: string[]): Record<string, string> {
 export function buildTarget(
   config: ProfileConfig,
   endpoint: Endpoint,
-  env: (name: string) => string | undefined = processEnv,
+  env: (name: string) => string | undefined = readEnv,
 ): Target {
   const [first, ...rest] = config.url;
   const one = buildOne({ ...config, url: [first] }, endpoint, env);
@@ -96,13 +97,4 @@ function buildOne(
     proxies: PROXY_ENV.map(env),
   });
   return { url, baseUrl: `${parsed.protocol}//${parsed.host}`, headers, secrets };
-}
-
-/** A variable of the process's environment; undefined when unset or unreadable. */
-function processEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
 }

@@ -5,6 +5,7 @@
  */
 
 import type { ProfileConfig } from "../config/options.ts";
+import { readEnv } from "../util/env.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import type { BodyFormat } from "./build.ts";
 import { loadDataset } from "./mod.ts";
@@ -57,13 +58,4 @@ export async function datasetForRun(
     return await loadDataset(config.inputFile, { type: config.customDatasetType, ...ctx });
   }
   return await generateSynthetic(config, ctx);
-}
-
-/** The process environment; a variable not permitted reads as unset. */
-function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
 }

@@ -7,6 +7,7 @@
  */
 
 import { dirname, join } from "node:path";
+import { readEnv } from "../util/env.ts";
 
 /** The files reprise reads from a model repository; the first one is required. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
@@ -23,26 +24,17 @@ export interface HubEnv {
   offline: boolean;
 }
 
-function env(name: string): string | undefined {
-  try {
-    const v = Deno.env.get(name);
-    return v === undefined || v === "" ? undefined : v;
-  } catch {
-    // No --allow-env: as if unset.
-    return undefined;
-  }
-}
-
 /**
  * Reads the Hub's settings as `huggingface_hub` does, from `get` (the CLI's environment; default
  * the process's). HOME, when `get` has none, is the process's.
  */
-export function hubEnv(get: (name: string) => string | undefined = env): HubEnv {
+export function hubEnv(get: (name: string) => string | undefined = readEnv): HubEnv {
   const read = (name: string) => {
     const v = get(name);
     return v === undefined || v === "" ? undefined : v;
   };
-  const home = read("HOME") ?? env("HOME") ?? read("USERPROFILE") ?? env("USERPROFILE") ?? ".";
+  const own = (name: string) => readEnv(name) || undefined;
+  const home = read("HOME") ?? own("HOME") ?? read("USERPROFILE") ?? own("USERPROFILE") ?? ".";
   const hfHome = read("HF_HOME") ??
     join(read("XDG_CACHE_HOME") ?? join(home, ".cache"), "huggingface");
   const offline = (read("HF_HUB_OFFLINE") ?? "").toLowerCase();

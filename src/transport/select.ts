@@ -5,6 +5,7 @@
  */
 
 import { type ProxySettings, proxySettings, proxyUrlFor, unsupportedProxy } from "./proxy.ts";
+import { readEnv } from "../util/env.ts";
 
 /** The `--transport` values. */
 export type TransportChoice = "auto" | "fetch" | "http1";
@@ -90,16 +91,4 @@ export function proxyBypassWarning(
   return `warning: the proxy set for ${parsed.protocol}// URLs (${scheme}) is not one ` +
     `--transport http1 can use (it speaks to http:// proxies): requests go straight to the ` +
     `server (--transport fetch or auto send them through it)`;
-}
-
-/** A variable's value without prompting; undefined when unset, unreadable or denied. */
-function readEnv(name: string): string | undefined {
-  try {
-    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
-      return undefined;
-    }
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
 }
