@@ -1,6 +1,7 @@
 /** `profile_export_aiperf.json`: the run summary in AIPerf's JSON export schema. */
 
 import type { ErrorSummaryEntry } from "../metrics/error_summary.ts";
+import { isoUtc } from "../record/clock.ts";
 import { type MetricResult, STAT_KEYS, type Summary } from "../metrics/summary.ts";
 import { writeArtifact } from "./artifact.ts";
 import { aiperfInputConfig } from "./input_config.ts";
@@ -37,17 +38,6 @@ export interface SummaryExtras {
   errorSummary: ErrorSummaryEntry[];
   /** Metrics of the warmup phase, when there was one. */
   warmupMetrics?: Summary;
-}
-
-/**
- * A UTC time as AIPerf writes `start_time`/`end_time` (Python's `datetime.isoformat()` of a
- * naive UTC time): `2026-05-01T05:29:24.409521`, microseconds, no zone suffix.
- */
-export function isoUtc(ns: bigint): string {
-  const ms = ns / 1_000_000n;
-  const micros = (ns / 1_000n) % 1_000_000n;
-  const base = new Date(Number(ms)).toISOString().slice(0, 19);
-  return `${base}.${(micros < 0n ? micros + 1_000_000n : micros).toString().padStart(6, "0")}`;
 }
 
 /** A new benchmark id as AIPerf makes one: a random UUID4 as 32 hex digits, no dashes. */

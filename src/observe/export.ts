@@ -5,6 +5,7 @@
  */
 
 import { join } from "node:path";
+import { isoUtc } from "../record/clock.ts";
 import type { Family, MetricType, Series } from "./prometheus.ts";
 import type { EndpointScrapes, ServerMetricsScraper } from "./scraper.ts";
 
@@ -194,10 +195,6 @@ export function aggregateMetrics(endpoints: EndpointScrapes[]): Record<string, E
   return out;
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace("Z", "");
-}
-
 /** The whole export document, in AIPerf's schema. */
 export function serverMetricsJson(
   scraper: ServerMetricsScraper,
@@ -218,8 +215,6 @@ export function serverMetricsJson(
       duration_seconds: Number(last - first) / 1e9,
     };
   }
-  const nowMs = Date.now();
-  const ageMs = (ns: bigint) => Number(scraper.endNs - ns) / 1e6;
   return {
     schema_version: "1.0",
     aiperf_version: run.version,
@@ -227,8 +222,8 @@ export function serverMetricsJson(
     summary: {
       endpoints_configured: scraper.endpoints.map((e) => e.url),
       endpoints_successful: scraper.active.map((e) => e.url),
-      start_time: iso(nowMs - ageMs(scraper.startNs)),
-      end_time: iso(nowMs),
+      start_time: isoUtc(scraper.startNs),
+      end_time: isoUtc(scraper.endNs),
       endpoint_info: endpointInfo,
     },
     metrics: aggregateMetrics(scraper.endpoints),

@@ -6,7 +6,6 @@
  */
 
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config/profile_config.ts";
 import { profileOptions } from "../../src/config/options.ts";
@@ -17,13 +16,12 @@ import {
   optionFor,
   renderAiperfFlags,
 } from "../../scripts/gen_aiperf_flags.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// Beside the repository (a clone next to `shared/`), or beside the folder of its worktrees.
+// The inventory in the shared reference (tests/_reference.ts), or a copy named by the environment.
 const REFERENCES = [
   Deno.env.get("REPRISE_AIPERF_REFERENCE"),
-  join(ROOT, "..", "shared", "reference", "aiperf-features.md"),
-  join(ROOT, "..", "..", "shared", "reference", "aiperf-features.md"),
+  join(REFERENCE, "aiperf-features.md"),
 ].filter((p): p is string => p !== undefined);
 async function readReference(): Promise<string | null> {
   for (const path of REFERENCES) {

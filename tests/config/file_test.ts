@@ -5,6 +5,7 @@ import { ConfigError, parseOptions } from "../../src/config/parse.ts";
 import { loadConfigText, parseWithConfigFile } from "../../src/config/file.ts";
 import { CHECKED_KEYS, NOT_YET_KEYS, YAML_KEYS } from "../../src/config/file_keys.ts";
 import { profileHelp } from "../../src/cli/profile.ts";
+import { REFERENCE } from "../_reference.ts";
 
 /** What a file sets, as option key → raw value. */
 function load(text: string, env: Record<string, string> = {}): Record<string, unknown> {
@@ -280,7 +281,7 @@ Deno.test("flags and env vars override the file; the file overrides defaults and
   }
 });
 
-const REF = "/work/shared/reference/external";
+const REF = join(REFERENCE, "external");
 const TEMPLATES = `${REF}/aiperf/src/aiperf/config/templates`;
 
 /**

@@ -5,9 +5,10 @@
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { DatasetError } from "../../src/dataset/types.ts";
+import { REFERENCE } from "../_reference.ts";
 
 /** The AIPerf reference fixtures. */
-export const REF = "/work/shared/reference/aiperf";
+export const REF = join(REFERENCE, "aiperf");
 /** The AIPerf documentation snippets. */
 export const SNIPPETS = join(REF, "docs_snippets");
 

@@ -9,8 +9,9 @@ import { main } from "../../src/cli/main.ts";
 import type { Io } from "../../src/cli/io.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { startCaptureServer } from "./capture_server.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference/aiperf";
+const REF = join(REFERENCE, "aiperf");
 const SNIPPETS = join(REF, "docs_snippets");
 
 /** Runs `reprise profile` in-process; returns the exit code, stderr and the run directory. */

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../../src/mock/server.ts";
 import { readRecords, runCli } from "./helpers.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference/aiperf";
+const REF = join(REFERENCE, "aiperf");
 const REF_DIR = fileURLToPath(new URL("../../../shared/reference/aiperf", import.meta.url));
 const REFS = existsSync(REF_DIR) ? REF_DIR : REF;
 const PAYLOADS = fileURLToPath(new URL("../../examples/payloads.jsonl", import.meta.url));

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { inputsJson, writeInputsJson } from "../../src/export/inputs_json.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference/aiperf/docs_snippets/inputs.json";
+const REF = join(REFERENCE, "aiperf", "docs_snippets", "inputs.json");
 
 Deno.test("inputsJson splices each payload byte for byte", () => {
   // Spacing, key order, escapes and number spellings a re-serialization would change.

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { recordLine, RecordWriter } from "../../src/export/record_writer.ts";
 import { computeRecordMetrics } from "../../src/metrics/record_metrics.ts";
 import { record, wordTokenizer } from "../metrics/_records.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference/aiperf/qwen_concurrency1/profile_export.jsonl";
+const REF = join(REFERENCE, "aiperf", "qwen_concurrency1", "profile_export.jsonl");
 const ctx = { inputTokens: 100, tokenizer: wordTokenizer, streaming: true };
 
 const OK = record({

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { summaryCsv, writeSummaryCsv } from "../../src/export/summary_csv.ts";
 import { streamedRun } from "./_summary.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference/aiperf/examples_run1/profile_export_aiperf.csv";
+const REF = join(REFERENCE, "aiperf", "examples_run1", "profile_export_aiperf.csv");
 
 function tables(text: string): string[][] {
   return text.replace(/\r\n$/, "").split("\r\n\r\n").map((t) => t.split("\r\n"));

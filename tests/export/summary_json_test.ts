@@ -2,16 +2,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   AIPERF_COMPAT_VERSION,
-  isoUtc,
   newBenchmarkId,
   type RunInfo,
   SCHEMA_VERSION,
   summaryJson,
   writeSummaryJson,
 } from "../../src/export/summary_json.ts";
+import { isoUtc } from "../../src/record/clock.ts";
 import { streamedRun, T0 } from "./_summary.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference/aiperf";
+const REF = join(REFERENCE, "aiperf");
 
 const RUN: RunInfo = {
   benchmarkId: "b-123",

@@ -9,8 +9,9 @@ import { parseExposition } from "../../src/observe/prometheus.ts";
 import { aggregateMetrics, bucketQuantile } from "../../src/observe/export.ts";
 import type { EndpointScrapes } from "../../src/observe/scraper.ts";
 import { metricsUrl, scrapeUrls } from "../../src/observe/scraper.ts";
+import { REFERENCE } from "../_reference.ts";
 
-const REF = "/work/shared/reference";
+const REF = REFERENCE;
 
 /** The first fenced block of a Markdown file that holds `marker`, without its `$ ` lines. */
 function block(path: string, marker: string): string | null {
