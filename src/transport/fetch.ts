@@ -11,9 +11,7 @@
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 import { encodedAnswer } from "./http1_head.ts";
 import {
-  errorText,
-  exhaustionOf,
-  failureOf,
+  classifyFailure,
   plainText,
   type ResponseHead,
   type ResponseSink,
@@ -92,6 +90,13 @@ async function fetchExchange(req: WireRequest, sink: ResponseSink): Promise<void
   }
 }
 
+/** What fetch's message says when it could not connect. */
+const CANNOT_CONNECT =
+  /\(Connect\)|tcp connect error|dns error|failed to lookup|invalid certificate/i;
+/** What fetch's message says when hyper could not parse the answer. */
+const MALFORMED =
+  /\bparse|invalid (HTTP|content-length|chunk|header|status)|message head is too large/i;
+
 /**
  * Hands `sink` the failure `e`, classified as the HTTP/1.1 client does: the request's own state
  * first (aborted, timed out), then the client's exhaustion, then what fetch's message says (it
@@ -106,29 +111,10 @@ function fail(
   otherwise: WireFailure,
 ): void {
   const at = performance.now();
-  const text = errorText(e);
-  let why = failureOf(timeout, signal, otherwise);
-  let message = text;
-  if (why === "connect" || why === "reset") {
-    const exhausted = exhaustionOf(text);
-    if (exhausted !== null) {
-      why = "exhausted";
-      message = exhausted;
-    } else {
-      message = plainText(text);
-      if (
-        /\(Connect\)|tcp connect error|dns error|failed to lookup|invalid certificate/i.test(text)
-      ) {
-        why = "connect";
-      } else if (
-        /\bparse|invalid (HTTP|content-length|chunk|header|status)|message head is too large/i.test(
-          text,
-        )
-      ) {
-        why = "protocol";
-      } else why = otherwise;
-    }
-  }
+  const { why, message } = classifyFailure(e, timeout, signal, otherwise, (_e, text) => ({
+    why: CANNOT_CONNECT.test(text) ? "connect" : MALFORMED.test(text) ? "protocol" : otherwise,
+    message: plainText(text),
+  }));
   sink.fail(why, message, at);
 }
 

@@ -18,10 +18,9 @@ import { writeAll } from "../util/bytes.ts";
 import { type Cancelable, type SignalWatch, watchSignal } from "./signal_watch.ts";
 import {
   type BodySink,
+  type Classified,
+  classifyFailure,
   type ConnectionReuse,
-  errorText,
-  exhaustionOf,
-  failureOf,
   plainText,
   type ResponseSink,
   type Waiting,
@@ -444,17 +443,13 @@ class Exchange implements Cancelable, WireExchange {
       c.close();
       this.conn = null;
     }
-    const text = errorText(e);
-    let why: WireFailure = failureOf(this, this.#signal, this.#connected ? "reset" : "connect");
-    let message = text;
-    if (why === "connect" || why === "reset") {
-      const exhausted = exhaustionOf(text);
-      if (exhausted !== null) {
-        why = "exhausted";
-        message = exhausted;
-      } else if (e instanceof ProtocolError) why = "protocol";
-      else message = plainText(text);
-    }
+    const { why, message } = classifyFailure(
+      e,
+      this,
+      this.#signal,
+      this.#connected ? "reset" : "connect",
+      lostConnection,
+    );
     this.#sink!.fail(why, message, at);
     this.#end();
   }
@@ -479,6 +474,13 @@ class Exchange implements Cancelable, WireExchange {
     this.#sink = null;
     this.#bodySink = null;
   }
+}
+
+/** A lost connection as the HTTP/1.1 client tells it: a malformed answer (its own words), or not. */
+function lostConnection(e: unknown, text: string, why: WireFailure): Classified {
+  return e instanceof ProtocolError
+    ? { why: "protocol", message: text }
+    : { why, message: plainText(text) };
 }
 
 function timeUp(x: Exchange): void {

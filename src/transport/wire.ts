@@ -166,6 +166,32 @@ export function plainText(text: string): string {
   return t || "connection failed";
 }
 
+/** A failure's kind and the message its record carries. */
+export interface Classified {
+  why: WireFailure;
+  message: string;
+}
+
+/**
+ * A failure as both clients classify it: the request's own state first (aborted, timed out);
+ * for a lost connection, the client's own exhaustion (EMFILE and the like) next; and only then
+ * `lost`, the transport's reading of its error (`why` is `connect` or `reset` there).
+ */
+export function classifyFailure(
+  e: unknown,
+  timeout: { readonly timedOut: boolean },
+  signal: AbortSignal | undefined,
+  otherwise: WireFailure,
+  lost: (e: unknown, text: string, why: WireFailure) => Classified,
+): Classified {
+  const text = errorText(e);
+  const why = failureOf(timeout, signal, otherwise);
+  if (why !== "connect" && why !== "reset") return { why, message: text };
+  const exhausted = exhaustionOf(text);
+  if (exhausted !== null) return { why: "exhausted", message: exhausted };
+  return lost(e, text, why);
+}
+
 /**
  * What a failure was, from the request's own state: the caller's signal aborted it, its timeout
  * passed, or else `otherwise` (what the transport was doing).
