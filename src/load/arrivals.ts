@@ -11,9 +11,6 @@ import type { ArrivalPattern, RateSchedule } from "../plan/types.ts";
 /** The schedule types live with the plan that builds them; the load reads them from here too. */
 export type { ArrivalPattern, RateSchedule };
 
-/** The known arrival patterns, for validation and help. */
-export const arrivalPatterns: readonly ArrivalPattern[] = ["constant", "poisson", "gamma"];
-
 /** Ramps move in steps of this length, as AIPerf's ramp updates every 0.1 s. */
 export const RAMP_STEP_MS = 100;
 
