@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { isoUtc } from "../record/clock.ts";
 import type { Family, MetricType, Series } from "./prometheus.ts";
 import type { EndpointScrapes, ServerMetricsScraper } from "./scraper.ts";
+import { seriesSection } from "./series.ts";
 
 const PCTS = [1, 5, 10, 25, 50, 75, 90, 95, 99];
 
@@ -227,6 +228,8 @@ export function serverMetricsJson(
       endpoint_info: endpointInfo,
     },
     metrics: aggregateMetrics(scraper.endpoints),
+    // reprise's addition: the values over time that the report draws (series.ts).
+    series: seriesSection(scraper.endpoints, scraper.startNs),
     ...(run.inputConfig !== undefined ? { input_config: run.inputConfig } : {}),
   };
 }

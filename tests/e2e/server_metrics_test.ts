@@ -79,6 +79,12 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     // The exported rate is over the scrapes' span, which brackets the phase.
     const rateDiff = Math.abs(gen.rate - throughput) / throughput;
     assert.ok(rateDiff < 0.05, `exported rate ${gen.rate} vs reprise ${throughput} tokens/s`);
+    // The values over time, for the report: the running gauge reaches the concurrency.
+    const overTime = doc.series.series.find((s: { metric: string }) =>
+      s.metric === "vllm:num_requests_running"
+    );
+    assert.equal(Math.max(...overTime.v), 4);
+    assert.equal(overTime.t.length, overTime.v.length);
     const csv = await Deno.readTextFile(join(runDir, "server_metrics_export.csv"));
     assert.match(csv, /vllm:generation_tokens_total/);
     assert.equal(csv.split("\n\n").length >= 3, true, csv);
