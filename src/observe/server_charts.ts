@@ -19,6 +19,8 @@ export interface ServerChartSpec {
   combine: "sum" | "avg";
   /** Factor from the scraped unit to the drawn one (ratio → %, seconds → ms). */
   scale: number;
+  /** True when a higher value is better (throughputs), for comparisons across runs. */
+  largerIsBetter: boolean;
 }
 
 /** The server charts, in display order. */
@@ -36,6 +38,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     ],
     stat: "value",
     combine: "avg",
+    largerIsBetter: false,
     scale: 100,
   },
   {
@@ -51,6 +54,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     ],
     stat: "value",
     combine: "sum",
+    largerIsBetter: false,
     scale: 1,
   },
   {
@@ -66,6 +70,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     ],
     stat: "value",
     combine: "sum",
+    largerIsBetter: false,
     scale: 1,
   },
   {
@@ -79,6 +84,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     ],
     stat: "avg",
     combine: "avg",
+    largerIsBetter: false,
     scale: 1000,
   },
   {
@@ -88,6 +94,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     metrics: ["vllm:generation_tokens_total", "sglang:generation_tokens_total"],
     stat: "rate",
     combine: "sum",
+    largerIsBetter: true,
     scale: 1,
   },
   {
@@ -97,6 +104,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     metrics: ["vllm:prompt_tokens_total", "sglang:prompt_tokens_total"],
     stat: "rate",
     combine: "sum",
+    largerIsBetter: true,
     scale: 1,
   },
   {
@@ -106,6 +114,7 @@ export const SERVER_CHARTS: ServerChartSpec[] = [
     metrics: ["vllm:num_preemptions_total"],
     stat: "rate",
     combine: "sum",
+    largerIsBetter: false,
     scale: 1,
   },
 ];

@@ -1,6 +1,7 @@
 /** Two runs' summary metrics side by side, with the change from the first to the second. */
 
 import type { RunData } from "./run_data.ts";
+import { serverStats } from "./server_data.ts";
 
 /** One metric statistic of both runs. */
 export interface ComparisonRow {
@@ -52,6 +53,27 @@ export function compareRuns(base: RunData, other: RunData): ComparisonRow[] {
         largerIsBetter: LARGER_IS_BETTER.test(tag),
       });
     }
+  }
+  // Then the server's side, per server chart: what the engine saw in each run.
+  const a = serverStats(base.server ?? null);
+  const b = serverStats(other.server ?? null);
+  for (
+    const s of [
+      ...a,
+      ...b.filter((y) => !a.some((x) => x.tag === y.tag && x.stat === y.stat)),
+    ]
+  ) {
+    const x = a.find((r) => r.tag === s.tag && r.stat === s.stat)?.value ?? null;
+    const y = b.find((r) => r.tag === s.tag && r.stat === s.stat)?.value ?? null;
+    rows.push({
+      tag: s.tag,
+      unit: s.unit,
+      stat: s.stat,
+      base: x,
+      other: y,
+      changePct: x === null || y === null || x === 0 ? null : ((y - x) / Math.abs(x)) * 100,
+      largerIsBetter: s.largerIsBetter,
+    });
   }
   return rows;
 }

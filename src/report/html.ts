@@ -96,8 +96,9 @@ table.summary th[scope=row]{text-align:left;font-weight:500}.unit{color:#888;fon
 const CLIENT = `
 (function(){
   var data = JSON.parse(document.getElementById("report-data").textContent);
-  var host = document.getElementById("charts");
   data.charts.forEach(function(c){
+    var host = document.getElementById(c.section === "server" ? "server-charts"
+      : c.section === "distribution" ? "distribution-charts" : "charts");
     var box = document.createElement("div"); box.className = "chart"; box.id = "chart-" + c.id;
     host.appendChild(box);
     var series = [{label: c.xLabel}];
@@ -144,6 +145,14 @@ export function renderReport(runs: RunData[], opts: { generatedAt?: Date } = {})
 <ul class="runs">${legend}</ul>
 <h2>Charts</h2>
 <div class="charts" id="charts"></div>
+${
+    charts.some((c) => c.section === "server")
+      ? `<h2 id="server-heading">Server (its /metrics, same time axis)</h2>
+<div class="charts" id="server-charts"></div>`
+      : ""
+  }
+<h2>Distributions</h2>
+<div class="charts" id="distribution-charts"></div>
 ${
     runs.length > 1
       ? `<h2>Differences (against ${esc(runs[0].name)})</h2>${comparisonTable(runs)}`

@@ -1,6 +1,7 @@
 /** Reads one run's artifact directory back: the summary and the per-request points. */
 
 import { basename, join } from "node:path";
+import { loadServerData, type ServerData } from "./server_data.ts";
 
 /** A metric's stats block as written in `profile_export_aiperf.json`. */
 export type MetricBlock = { unit: string } & Record<string, number | string | null>;
@@ -30,6 +31,10 @@ export interface RunData {
   info: Record<string, unknown>;
   /** Per-request points, in start order; empty when `profile_export.jsonl` is absent. */
   points: RequestPoint[];
+  /** Epoch ns of the first request's start (the charts' zero); null without points. */
+  startNs?: number | null;
+  /** The server's scraped metrics; null or absent when the run has none. */
+  server?: ServerData | null;
 }
 
 /** A run directory that cannot be read; the message names the file and what was expected. */
@@ -61,6 +66,14 @@ function metricValue(metrics: Record<string, unknown>, tag: string): number | un
 
 /** Parses `profile_export.jsonl` text into points; `file` names it in errors. */
 export function parsePoints(text: string, file: string): RequestPoint[] {
+  return parseRequests(text, file).points;
+}
+
+/** The points of `profile_export.jsonl` and the epoch ns they count from (the first start). */
+export function parseRequests(
+  text: string,
+  file: string,
+): { points: RequestPoint[]; startNs: number | null } {
   const raw: { start: number; end: number; p: Omit<RequestPoint, "startS" | "endS"> }[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -100,10 +113,13 @@ export function parsePoints(text: string, file: string): RequestPoint[] {
       },
     });
   }
-  if (raw.length === 0) return [];
+  if (raw.length === 0) return { points: [], startNs: null };
   raw.sort((a, b) => a.start - b.start);
   const t0 = raw[0].start;
-  return raw.map((r) => ({ startS: (r.start - t0) / 1e9, endS: (r.end - t0) / 1e9, ...r.p }));
+  return {
+    points: raw.map((r) => ({ startS: (r.start - t0) / 1e9, endS: (r.end - t0) / 1e9, ...r.p })),
+    startNs: t0,
+  };
 }
 
 /**
@@ -159,11 +175,14 @@ export async function loadRun(dir: string): Promise<RunData> {
     name === null || name === "profile_export_aiperf" ? "profile_export.jsonl" : `${name}.jsonl`,
   );
   const jsonl = await readOptional(jsonlPath);
+  const requests = jsonl === null ? null : parseRequests(jsonl, jsonlPath);
   return {
     name: basename(dir.replace(/[\\/]+$/, "")) || dir,
     dir,
     metrics,
     info,
-    points: jsonl === null ? [] : parsePoints(jsonl, jsonlPath),
+    points: requests?.points ?? [],
+    startNs: requests?.startNs ?? null,
+    server: await loadServerData(dir, name, (m) => new RunDataError(m)),
   };
 }

@@ -3,7 +3,9 @@
  * bins shared by every run so that runs can be drawn on one chart.
  */
 
+import { SERVER_CHARTS } from "../observe/server_charts.ts";
 import type { RequestPoint, RunData } from "./run_data.ts";
+import { serverChartBins } from "./server_data.ts";
 
 /** One chart: an x axis and one y series per run (null where a run has no value). */
 export interface ChartData {
@@ -13,6 +15,8 @@ export interface ChartData {
   xLabel: string;
   yLabel: string;
   kind: "line" | "histogram";
+  /** Where the report places it: the client's charts over time, the server's under them. */
+  section: "client" | "server" | "distribution";
   x: number[];
   /** One series per run, in run order. */
   ys: (number | null)[][];
@@ -112,6 +116,7 @@ export function buildCharts(runs: RunData[]): ChartData[] {
       xLabel: "seconds since start",
       yLabel: "ms (average per interval)",
       kind: "line",
+      section: "client",
       x,
       ys,
     });
@@ -126,6 +131,7 @@ export function buildCharts(runs: RunData[]): ChartData[] {
       xLabel: "seconds since start",
       yLabel: "tokens/sec",
       kind: "line",
+      section: "client",
       x,
       ys: tokens,
     });
@@ -136,6 +142,7 @@ export function buildCharts(runs: RunData[]): ChartData[] {
     xLabel: "seconds since start",
     yLabel: "requests/sec",
     kind: "line",
+    section: "client",
     x,
     ys: runs.map((r) => ratePerSecond(r.points, width, count, (p) => (p.error ? 0 : 1))),
   });
@@ -145,9 +152,29 @@ export function buildCharts(runs: RunData[]): ChartData[] {
     xLabel: "seconds since start",
     yLabel: "errors/sec",
     kind: "line",
+    section: "client",
     x,
     ys: runs.map((r) => ratePerSecond(r.points, width, count, (p) => (p.error ? 1 : 0))),
   });
+  // The server's metrics on the same bins, so that a queue or a full KV cache lines up with
+  // the TTFT it causes.
+  for (const spec of SERVER_CHARTS) {
+    const ys = runs.map((r) =>
+      serverChartBins(spec, r.server ?? null, r.startNs ?? null, width, count) ??
+        new Array<number | null>(count).fill(null)
+    );
+    if (!ys.some((y) => y.some((v) => v !== null))) continue;
+    charts.push({
+      id: spec.id,
+      title: spec.title,
+      xLabel: "seconds since start",
+      yLabel: spec.yLabel,
+      kind: "line",
+      section: "server",
+      x,
+      ys,
+    });
+  }
   for (const f of FIELDS) {
     const h = histogram(runs, f.field);
     if (h.x.length === 0) continue;
@@ -157,6 +184,7 @@ export function buildCharts(runs: RunData[]): ChartData[] {
       xLabel: "ms",
       yLabel: "requests",
       kind: "histogram",
+      section: "distribution",
       ...h,
     });
   }

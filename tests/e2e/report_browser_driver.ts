@@ -45,6 +45,8 @@ try {
       }
       return {
         id: el.id,
+        section: el.parentElement?.id ?? "",
+        top: el.getBoundingClientRect().top + (el.ownerDocument.documentElement?.scrollTop ?? 0),
         title: el.querySelector(".u-title")?.textContent ?? "",
         series: [...el.querySelectorAll(".u-legend .u-series .u-label")].map((s) => s.textContent),
         width: canvas?.width ?? 0,

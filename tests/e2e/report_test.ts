@@ -327,6 +327,23 @@ Deno.test("every metric, AIPerf's export schema, the HTML report and compare", a
             "latency-hist",
           ]
         ) assert.ok(ids.includes(`chart-${id}`), `chart ${id} missing`);
+        // The server's charts (the mock's vLLM /metrics) sit under every client chart.
+        const server = r.charts.filter((c: Json) => c.section === "server-charts");
+        for (
+          const id of [
+            "server-waiting",
+            "server-running",
+            "server-ttft",
+            "server-generation-tokens",
+            "server-prompt-tokens",
+          ]
+        ) assert.ok(ids.includes(`chart-${id}`), `server chart ${id} missing`);
+        const client = r.charts.filter((c: Json) => c.section === "charts");
+        assert.ok(client.length >= 6 && server.length >= 5);
+        const lowestClient = Math.max(...client.map((c: Json) => c.top as number));
+        for (const c of server) {
+          assert.ok(c.top > lowestClient, `${c.id} is not under the client's`);
+        }
         assert.equal(r.rendered, r.charts.length);
         for (const c of r.charts) {
           assert.ok(c.width > 0 && c.painted > 1000, `${c.id} drew nothing (${c.painted} px)`);

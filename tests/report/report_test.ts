@@ -101,3 +101,88 @@ Deno.test("loadRun: a folder without a summary is a clear error", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** A run whose server queued 5 requests from 0.5 s on, scraped every 0.25 s from 0.1 s before. */
+function withServer(r: RunData, waiting: number): RunData {
+  const t = Array.from({ length: 6 }, (_, i) => i * 0.25);
+  return {
+    ...r,
+    startNs: T0,
+    server: {
+      section: {
+        start_ns: T0 - 100e6,
+        series: [
+          {
+            metric: "vllm:num_requests_waiting",
+            source: "http://h/metrics",
+            labels: null,
+            type: "gauge",
+            stat: "value",
+            t,
+            v: t.map((x) => (x >= 0.6 ? waiting : 0)),
+          },
+        ],
+      },
+      metrics: {
+        "vllm:num_requests_waiting": {
+          type: "gauge",
+          unit: "requests",
+          series: [{ stats: { avg: waiting / 2, max: waiting } }],
+        },
+      },
+    },
+  };
+}
+
+Deno.test("buildCharts: server series on the client's time bins, after the client's charts", () => {
+  const charts = buildCharts([withServer(run("a", 10, 1), 5), run("b", 30, 1)]);
+  const waiting = charts.find((c) => c.id === "server-waiting")!;
+  assert.equal(waiting.section, "server");
+  const ttft = charts.find((c) => c.id === "ttft-time")!;
+  assert.deepEqual(waiting.x, ttft.x, "the same time axis as TTFT");
+  // Scraped at -0.1, 0.15, 0.4, 0.65, 0.9, 1.15 s after the first request: 5 from 0.5 s on.
+  const w = ttft.x[1] - ttft.x[0];
+  const at = (s: number) => waiting.ys[0][Math.floor(s / w)];
+  assert.equal(at(0.15), 0);
+  assert.equal(at(0.9), 5);
+  assert.ok(waiting.ys[1].every((v) => v === null), "a run without server metrics draws nothing");
+  const sections = charts.map((c) => c.section);
+  assert.ok(sections.indexOf("server") > sections.lastIndexOf("client"));
+  assert.ok(!charts.some((c) => c.id === "server-kv-cache"), "no KV cache metric, no chart");
+});
+
+Deno.test("compareRuns: the server's statistics compared per server chart", () => {
+  const rows = compareRuns(withServer(run("a", 10, 1), 4), withServer(run("b", 10, 1), 6));
+  const max = rows.find((r) => r.tag === "vllm:num_requests_waiting" && r.stat === "max")!;
+  assert.equal(max.base, 4);
+  assert.equal(max.other, 6);
+  assert.equal(max.changePct, 50);
+  assert.equal(max.largerIsBetter, false);
+  const html = renderReport([withServer(run("a", 10, 1), 4), run("b", 10, 1)]);
+  assert.ok(html.includes('id="server-charts"'));
+  assert.ok(!renderReport([run("a", 10, 1)]).includes('id="server-charts"'));
+});
+
+Deno.test("loadRun: reads the server's series beside the summary; a broken file is named", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      join(dir, "profile_export_aiperf.json"),
+      JSON.stringify({ request_count: { unit: "requests", avg: 1 } }),
+    );
+    await Deno.writeTextFile(join(dir, "profile_export.jsonl"), line(0, 100, 10) + "\n");
+    assert.equal((await loadRun(dir)).server, null);
+    const server = withServer(run("a", 1, 1), 3).server!;
+    await Deno.writeTextFile(
+      join(dir, "server_metrics_export.json"),
+      JSON.stringify({ metrics: server.metrics, series: server.section }),
+    );
+    const r = await loadRun(dir);
+    assert.equal(r.startNs, T0);
+    assert.equal(r.server!.section.series[0].metric, "vllm:num_requests_waiting");
+    await Deno.writeTextFile(join(dir, "server_metrics_export.json"), "{");
+    await assert.rejects(() => loadRun(dir), /server_metrics_export\.json": not valid JSON/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
