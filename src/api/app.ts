@@ -9,10 +9,18 @@ import type { Context, Handler } from "hono";
 import { cors } from "hono/cors";
 import { AIPERF_COMPAT_VERSION } from "../export/summary_json.ts";
 import { redactConfig, redactText, redactValues } from "../config/redact.ts";
+import {
+  DASHBOARD_CSP,
+  DASHBOARD_PATH,
+  dashboardEvents,
+  dashboardPage,
+  EVENTS_PATH,
+} from "./dashboard.ts";
 import { DOCS_CSP, docsPage, RENDERER_JS, RENDERER_PATH } from "./docs.ts";
 import { contentTypeFor, listArtifacts, resolveArtifact } from "./files.ts";
 import { openApiDocument } from "./openapi.ts";
-import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from "./prometheus.ts";
+import { formatPrometheus, PROMETHEUS_CONTENT_TYPE, runLabels } from "./prometheus.ts";
+import { formatServerValues } from "./prometheus_server.ts";
 import type { ApiSource } from "./types.ts";
 
 /** Options of `createApiApp`. */
@@ -21,6 +29,8 @@ export interface ApiAppOptions {
   corsOrigins?: string[];
   /** The run's secret values (`targetSecrets`): replaced in every answer but file downloads. */
   secrets?: string[];
+  /** Aborted when the server closes: the dashboard's event streams end then. */
+  signal?: AbortSignal;
 }
 
 /** The methods every route answers; any other is 405 with this list in `Allow`. */
@@ -73,7 +83,9 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
   if (secrets.length > 0) {
     app.use("*", async (c, next) => {
       await next();
-      if (c.req.path.startsWith(FILES_PREFIX) || c.res.body === null) return;
+      // The event stream redacts each event itself: it must not be read to its end here.
+      if (c.req.path.startsWith(FILES_PREFIX) || c.req.path === EVENTS_PATH) return;
+      if (c.res.body === null) return;
       const text = await c.res.text();
       const clean = redactValues(text, secrets);
       const headers = new Headers(c.res.headers);
@@ -100,11 +112,14 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
       metrics: snap.metrics,
       reprise_version: snap.info.version,
       reprise_updated_at: snap.updatedAt,
+      reprise_server_metrics: snap.server ?? [],
     });
   });
 
   get("/metrics", (c) => {
-    const body = formatPrometheus(source.snapshot(), source.runInfo(), source.status());
+    const snap = source.snapshot();
+    const body = formatPrometheus(snap, source.runInfo(), source.status()) +
+      formatServerValues(snap.server ?? [], runLabels(snap, source.runInfo()));
     return c.body(body, 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE });
   });
 
@@ -172,6 +187,12 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
   });
 
   get("/openapi.json", (c) => c.json(openApiDocument(source.snapshot().info.version)));
+  get(DASHBOARD_PATH, (c) => {
+    c.header("Content-Security-Policy", DASHBOARD_CSP);
+    return c.html(dashboardPage(`reprise live: ${source.snapshot().info.model}`));
+  });
+  get(EVENTS_PATH, () => dashboardEvents(source, { secrets, signal: options.signal }));
+
   for (const mode of ["docs", "redoc"] as const) {
     get(`/${mode}`, (c) => {
       c.header("Content-Security-Policy", DOCS_CSP);

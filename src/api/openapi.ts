@@ -92,6 +92,26 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/dashboard",
+    operationId: "dashboard",
+    summary: "Live dashboard",
+    description:
+      "The client's and the server's charts over time, growing while the run goes (no internet).",
+    tag: "metrics",
+    responses: { "200": text("HTML page.", "text/html; charset=utf-8") },
+  },
+  {
+    method: "get",
+    path: "/dashboard/events",
+    operationId: "dashboardEvents",
+    summary: "Live chart points (server-sent events)",
+    description: "`points` events (the history at once, then new points every second: " +
+      "`{status, phase, charts, points: [{t, phase, values}]}`), and `end` once the run is over.",
+    tag: "metrics",
+    responses: { "200": text("Event stream.", "text/event-stream") },
+  },
+  {
+    method: "get",
     path: "/api/progress",
     operationId: "getProgress",
     summary: "Progress per phase",

@@ -51,6 +51,25 @@ export const MetricStatsSchema = z
   })
   .meta({ description: "Statistics of one metric, in its display unit." });
 
+/** One server metric and label set as last scraped. */
+export const ServerValueSchema = z
+  .object({
+    metric: z.string().meta({ description: "The server's metric name." }),
+    source: z.string().meta({ description: "The /metrics URL it was scraped from." }),
+    labels: z.record(z.string(), z.string()).nullable(),
+    type: z.enum(["gauge", "counter", "histogram", "summary", "unknown"]),
+    value: z.number().nullable().meta({
+      description: "Gauge: its value; counter: its total; histogram, summary: the count.",
+    }),
+    rate: z.number().nullable().optional().meta({
+      description: "Counter: increase per second between the last two scrapes.",
+    }),
+    avg: z.number().nullable().optional().meta({
+      description: "Histogram, summary: mean observation between the last two scrapes.",
+    }),
+  })
+  .meta({ description: "A server metric's latest value." });
+
 /** `/api/metrics`. */
 export const MetricsResponseSchema = z
   .object({
@@ -66,6 +85,9 @@ export const MetricsResponseSchema = z
     metrics: z.record(z.string(), MetricStatsSchema).meta({ description: "Metric tag → stats." }),
     reprise_version: z.string().meta({ description: "reprise's version." }),
     reprise_updated_at: z.string().meta({ description: "ISO time these values were computed." }),
+    reprise_server_metrics: z.array(ServerValueSchema).meta({
+      description: "The server's metrics as last scraped (empty when none is scraped).",
+    }),
   })
   .meta({ description: "Live metric values, refreshed on --stats-interval." });
 

@@ -30,9 +30,11 @@ export interface ApiServerOptions {
  * the address cannot be bound (in use, not permitted, unknown host).
  */
 export function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const closing = new AbortController();
   const app = createApiApp(opts.source, {
     corsOrigins: opts.corsOrigins,
     secrets: opts.secrets,
+    signal: closing.signal,
   });
   const where = `${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;
   return new Promise<ApiServer>((resolve, reject) => {
@@ -45,11 +47,15 @@ export function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
           // Given so that Deno does not print its own "Listening on" line.
           onListen: (addr) => {
             const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-            let closing: Promise<void> | null = null;
+            let shut: Promise<void> | null = null;
             resolve({
               url: `http://${host}:${addr.port}`,
               port: addr.port,
-              close: () => (closing ??= server.shutdown()),
+              // Open event streams end first: shutting down waits for every answer to end.
+              close: () => {
+                closing.abort();
+                return shut ??= server.shutdown();
+              },
             });
           },
         },

@@ -5,6 +5,7 @@
 
 import type { Phase } from "../record/record.ts";
 import type { MetricStats as Stats } from "../metrics/summary.ts";
+import type { ServerValue } from "../observe/series.ts";
 
 /** Where a run is in its life. `/readyz` is 200 only while `running`; `/healthz` is 503 once `failed`. */
 export type RunStatus = "starting" | "running" | "complete" | "failed" | "cancelled";
@@ -65,6 +66,15 @@ export interface LiveSnapshot {
   progress: Record<Phase, PhaseProgress>;
   /** Worker id → its counters. */
   workers: Record<string, WorkerStats>;
+  /** The latest value of each scraped server series; absent when nothing is scraped. */
+  server?: ServerValue[];
+}
+
+/** One instant of the live dashboard: seconds since its history began, each chart's value. */
+export interface LivePoint {
+  t: number;
+  phase: string;
+  values: Record<string, number | null>;
 }
 
 /** The run state, as the API sees it. Implemented by the run; every method is cheap and does not throw. */
@@ -78,4 +88,6 @@ export interface ApiSource {
   results(): unknown | null;
   /** The run's artifact directory, or null before it exists. */
   artifactDir(): string | null;
+  /** The dashboard's points so far (`live_series.ts`); absent: the dashboard stays empty. */
+  history?(): readonly LivePoint[];
 }

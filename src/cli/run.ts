@@ -25,6 +25,7 @@ import type { RequestRecord } from "../record/record.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
 import { scrapeUrls, ServerMetricsScraper } from "../observe/scraper.ts";
 import { writeServerMetrics } from "../observe/export.ts";
+import { latestValues } from "../observe/series.ts";
 import { VERSION } from "../version.ts";
 import type { ApiServer } from "../api/server.ts";
 import type { RunInfo } from "../api/types.ts";
@@ -183,6 +184,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   const scraper = urls.length === 0
     ? null
     : new ServerMetricsScraper(urls, (line) => io.stderr(`${line}\n`));
+  if (scraper) state.observeServer(() => latestValues(scraper.endpoints));
   return { results, state, api, pool, benchmarkId, scraper };
 }
 

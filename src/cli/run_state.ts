@@ -4,7 +4,16 @@
  * the last snapshot, so a busy scraper never touches the measurement path.
  */
 
-import type { ApiSource, LiveSnapshot, PhaseProgress, RunInfo, RunStatus } from "../api/types.ts";
+import type {
+  ApiSource,
+  LivePoint,
+  LiveSnapshot,
+  PhaseProgress,
+  RunInfo,
+  RunStatus,
+} from "../api/types.ts";
+import { LiveHistory } from "../api/live_series.ts";
+import type { ServerValue } from "../observe/series.ts";
 import { Ctl, workerInFlight } from "../load/control.ts";
 import type { Phase } from "../record/record.ts";
 import type { WorkerState } from "../load/pool.ts";
@@ -38,6 +47,8 @@ export class RunState implements ApiSource {
   #snapshot: LiveSnapshot;
   #live: LiveSources | null = null;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #history = new LiveHistory();
+  #server: (() => ServerValue[]) | null = null;
 
   constructor(
     private readonly opts: {
@@ -56,6 +67,11 @@ export class RunState implements ApiSource {
       progress: { warmup: emptyProgress(), profiling: emptyProgress() },
       workers: {},
     };
+  }
+
+  /** Where the server's latest scraped values come from (the scraper of the run). */
+  observeServer(latest: () => ServerValue[]): void {
+    this.#server = latest;
   }
 
   /** Starts refreshing the snapshot from a running phase. */
@@ -106,7 +122,9 @@ export class RunState implements ApiSource {
       metrics,
       progress,
       workers,
+      ...(this.#server ? { server: this.#server() } : {}),
     };
+    this.#history.add(this.#snapshot, s.phase);
   }
 
   /** Marks the run finished: takes a last snapshot and keeps the final results. */
@@ -135,5 +153,8 @@ export class RunState implements ApiSource {
   }
   artifactDir(): string | null {
     return this.opts.artifactDir;
+  }
+  history(): readonly LivePoint[] {
+    return this.#history.points();
   }
 }

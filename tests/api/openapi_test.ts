@@ -9,6 +9,8 @@ const ROUTES = [
   "/api/run",
   "/api/metrics",
   "/metrics",
+  "/dashboard",
+  "/dashboard/events",
   "/api/progress",
   "/api/workers",
   "/api/results",
