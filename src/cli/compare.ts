@@ -12,7 +12,9 @@ import type { Io } from "./io.ts";
 export function compareHelp(): string {
   return renderHelp(
     "reprise compare <base artifact dir> <other artifact dir> [options]",
-    "Show two runs' summary metrics side by side with the change from the first to the second.\n" +
+    "Show two runs' summary metrics side by side with the change from the first to the second,\n" +
+      "then the server's statistics of the report's server charts (queue, KV cache, tokens/s)\n" +
+      "when the runs scraped the server's /metrics.\n" +
       "Each directory is a run's artifact directory (holding profile_export_aiperf.json); the\n" +
       "change is (other - base) / base in percent, marked better or worse by the metric's\n" +
       "direction. A directory that holds no readable summary is an error (exit 3).",
