@@ -20,6 +20,8 @@ export const EVENTS_PATH = "/dashboard/events";
 
 /** How often the stream looks for new points: the display's cadence. */
 export const EVENTS_INTERVAL_MS = 1000;
+/** Looks without a new point before a comment line keeps the connection alive through proxies. */
+const KEEPALIVE_TICKS = 15;
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:16px;color:#222}
@@ -125,6 +127,7 @@ export function dashboardEvents(
   const secrets = opts.secrets ?? [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastT = -Infinity;
+  let idle = 0;
   let onAbort = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -155,6 +158,10 @@ export function dashboardEvents(
             points: fresh,
           });
           if (lastT === -Infinity) lastT = -1;
+          idle = 0;
+        } else if (++idle >= KEEPALIVE_TICKS) {
+          idle = 0;
+          controller.enqueue(encoder.encode(": keep-alive\n\n"));
         }
         if (FINAL.has(status)) {
           send("end", { status });

@@ -42,6 +42,11 @@ export function niceWidth(span: number, target: number): number {
 function timeBins(runs: RunData[]): { width: number; count: number } {
   let span = 0;
   for (const r of runs) for (const p of r.points) span = Math.max(span, p.endS);
+  // A run without per-request records (`--export-level summary`) still has its server's span.
+  for (const r of runs) {
+    if (r.points.length > 0) continue;
+    for (const s of r.server?.section.series ?? []) span = Math.max(span, s.t[s.t.length - 1] ?? 0);
+  }
   const width = niceWidth(span, 40);
   return { width, count: Math.max(1, Math.ceil(span / width) + (span % width === 0 ? 1 : 0)) };
 }

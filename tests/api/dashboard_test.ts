@@ -198,3 +198,13 @@ Deno.test("LiveHistory: interval means and rates from the running sums; thinned 
   h.add(snap(10, 500, 1000, 2), "profiling", 3500);
   assert.deepEqual(h.points().map((p) => p.t), [0, 1.5, 2.5], "every other point kept");
 });
+
+Deno.test("dashboard events: a quiet run keeps the connection alive with comment lines", async () => {
+  const { source } = fakeSource();
+  const res = dashboardEvents({ ...source, history: () => [] }, { intervalMs: 1 });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes(": keep-alive\n\n")) text += (await reader.read()).value;
+  await reader.cancel();
+  assert.equal(text.match(/^event: points$/gm)?.length, 1, "the empty history is sent once");
+});

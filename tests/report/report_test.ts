@@ -149,6 +149,11 @@ Deno.test("buildCharts: server series on the client's time bins, after the clien
   const sections = charts.map((c) => c.section);
   assert.ok(sections.indexOf("server") > sections.lastIndexOf("client"));
   assert.ok(!charts.some((c) => c.id === "server-kv-cache"), "no KV cache metric, no chart");
+  // Without per-request records, the time axis is the scrapes' span.
+  const alone = buildCharts([{ ...withServer(run("a", 10, 1), 5), points: [], startNs: null }]);
+  const only = alone.find((c) => c.id === "server-waiting")!;
+  assert.ok(only.x.length > 10 && only.x[only.x.length - 1] >= 1.2, `${only.x}`);
+  assert.equal(only.ys[0][only.ys[0].length - 1], 5);
 });
 
 Deno.test("compareRuns: the server's statistics compared per server chart", () => {
