@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { isoUtc } from "../record/clock.ts";
 import type { Family, MetricType, Series } from "./prometheus.ts";
 import type { EndpointScrapes, ServerMetricsScraper } from "./scraper.ts";
-import { seriesSection } from "./series.ts";
+import { jsonText, seriesSection } from "./series.ts";
 
 const PCTS = [1, 5, 10, 25, 50, 75, 90, 95, 99];
 
@@ -295,7 +295,7 @@ export async function writeServerMetrics(
   const written: string[] = [];
   if (formats.includes("json")) {
     const path = join(dir, `${name}.json`);
-    await Deno.writeTextFile(path, JSON.stringify(doc, null, 2) + "\n");
+    await Deno.writeTextFile(path, jsonText(doc) + "\n");
     written.push(path);
   }
   if (formats.includes("csv")) {

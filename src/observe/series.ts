@@ -147,6 +147,17 @@ export function seriesSection(
   return { start_ns: Number(startNs), series: out };
 }
 
+/**
+ * JSON text indented as usual but with each array of numbers on one line: a series' points
+ * would otherwise take a line each, more than doubling the file.
+ */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    /\[\s*\n\s*((?:[\d.eE+-]+|null)(?:,\s*\n\s*(?:[\d.eE+-]+|null))*)\s*\n\s*\]/g,
+    (_, items: string) => `[${items.replace(/,\s*\n\s*/g, ", ")}]`,
+  );
+}
+
 /** The latest value of every series of every endpoint still scraped (the last two scrapes). */
 export function latestValues(endpoints: EndpointScrapes[]): ServerValue[] {
   const out: ServerValue[] = [];

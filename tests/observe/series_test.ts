@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { parseExposition } from "../../src/observe/prometheus.ts";
 import type { EndpointScrapes } from "../../src/observe/scraper.ts";
-import { latestValues, seriesSection } from "../../src/observe/series.ts";
+import { jsonText, latestValues, seriesSection } from "../../src/observe/series.ts";
 import { chartValues, combine } from "../../src/observe/server_charts.ts";
 
 const START = 1_000_000_000_000_000_000n;
@@ -73,6 +73,15 @@ Deno.test("seriesSection: a long run is thinned to the bound, rates over the lon
   const waiting = s.series.find((x) => x.metric === "vllm:num_requests_waiting")!;
   assert.equal(waiting.v.length, 11);
   assert.equal(waiting.v[10], 100, "the last scrape is kept");
+});
+
+Deno.test("jsonText: arrays of numbers on one line, the same value read back", () => {
+  const doc = { a: { t: [0.1, 2, -3e-7, null], s: ["x", "y"], n: [] }, b: [{ v: [1] }] };
+  const text = jsonText(doc);
+  assert.deepEqual(JSON.parse(text), doc);
+  assert.match(text, /"t": \[0\.1, 2, -3e-7, null\]/);
+  assert.match(text, /"v": \[1\]/);
+  assert.match(text, /"s": \[\n\s+"x",\n/, "other arrays stay as they were");
 });
 
 Deno.test("seriesSection: a dropped endpoint has no series", () => {
