@@ -4,7 +4,7 @@
  */
 
 import type { Endpoint } from "../endpoints/types.ts";
-import type { RecordError, Usage } from "../record/record.ts";
+import type { MediaAnswer, RecordError, Usage } from "../record/record.ts";
 import type { WireRequest } from "../transport/wire.ts";
 import { Spares } from "./spares.ts";
 
@@ -44,6 +44,8 @@ export interface SendResult {
   error: RecordError | null;
   /** Aborted by `signal`. */
   cancelled: boolean;
+  /** What a media endpoint's answer said (images, the video job); null for all others. */
+  media: MediaAnswer | null;
 }
 
 /**
@@ -152,6 +154,7 @@ export function emptyResult(): OpenResult {
     httpStatus: null,
     error: null,
     cancelled: false,
+    media: null,
     owner: null,
   };
 }
@@ -170,4 +173,5 @@ export function resetResult(r: OpenResult): void {
   r.httpStatus = null;
   r.error = null;
   r.cancelled = false;
+  r.media = null;
 }

@@ -3,10 +3,10 @@
  * record objects writes and reads every property name and makes one buffer per record's
  * response times; packed, the numbers of all the batch's records share one Float64Array and
  * their epoch times one BigInt64Array, both transferred (moved, not copied), and the strings go
- * in one array. The rare parts (errors, reasoning flags) travel aside as they are.
+ * in one array. The rare parts (errors, reasoning flags, media answers) travel aside as they are.
  */
 
-import type { Phase, RecordError, RequestRecord, Usage } from "../record/record.ts";
+import type { MediaAnswer, Phase, RecordError, RequestRecord, Usage } from "../record/record.ts";
 
 /**
  * Records per message from a Worker to the main thread (or fewer, when a batch's time is up: see
@@ -65,6 +65,8 @@ export interface RecordBatch {
   errors: [number, RecordError][];
   /** Records with reasoning-only responses, by their index in the batch. */
   reasoning: [number, Uint8Array | boolean[]][];
+  /** Records of the media endpoints with what their answers said, by their index in the batch. */
+  media?: [number, MediaAnswer][];
 }
 
 /** Collects a Worker's finished records into batches. */
@@ -76,6 +78,7 @@ export class RecordPacker {
   #strs: string[] = [];
   #errors: [number, RecordError][] = [];
   #reasoning: [number, Uint8Array | boolean[]][] = [];
+  #media: [number, MediaAnswer][] = [];
 
   /** @param capacity numbers held before the buffer first grows. */
   constructor(capacity = MIN_CAPACITY) {
@@ -135,6 +138,7 @@ export class RecordPacker {
     );
     if (rec.error !== null) this.#errors.push([this.#count, rec.error]);
     if (rec.responseReasoning !== null) this.#reasoning.push([this.#count, rec.responseReasoning]);
+    if (rec.media !== undefined) this.#media.push([this.#count, rec.media]);
     this.#count++;
   }
 
@@ -148,6 +152,10 @@ export class RecordPacker {
       errors: this.#errors,
       reasoning: this.#reasoning,
     };
+    if (this.#media.length > 0) {
+      batch.media = this.#media;
+      this.#media = [];
+    }
     // The buffers leave with the batch: fresh ones for the next, sized by this one.
     this.#nums = new Float64Array(Math.max(MIN_CAPACITY, this.#used + (this.#used >> 2)));
     this.#epochs = new BigInt64Array(this.#epochs.length);
@@ -214,5 +222,6 @@ export function unpackRecords(batch: RecordBatch): RequestRecord[] {
   }
   for (const [i, error] of batch.errors) records[i].error = error;
   for (const [i, flags] of batch.reasoning) records[i].responseReasoning = flags;
+  if (batch.media !== undefined) { for (const [i, media] of batch.media) records[i].media = media; }
   return records;
 }

@@ -7,6 +7,7 @@
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
 import { createTransport, type Transport } from "../answer/client.ts";
+import { endpointTransport } from "../answer/media_exchange.ts";
 import { recycleResult, type SendResult } from "../answer/result.ts";
 import { hash32 } from "../util/rng.ts";
 import { liveBody } from "../dataset/build.ts";
@@ -116,7 +117,10 @@ export async function runSlots(opts: {
   const views: (Uint8Array | undefined)[] = new Array(Math.min(bodyCount(bodies), MAX_BODY_VIEWS));
   const body = (i: number): Uint8Array =>
     i < views.length ? (views[i] ??= bodyBytes(bodies, i)) : bodyBytes(bodies, i);
-  const endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
+  const endpoint = getEndpoint(plan.endpointType, {
+    responseField: plan.responseField,
+    ...plan.endpointOptions,
+  });
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
   const timing = plan.timing ?? { mode: "concurrency" };
   // The phase's time zero on this thread's clock (each thread has its own timeOrigin).
@@ -127,7 +131,10 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
+  const transport = endpointTransport(
+    createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies),
+    endpoint,
+  );
   opts.onTransport?.(transport);
   // Decided once for the phase: what each request does for the URLs, reuse and prefill flags.
   const urls = plan.urls;
@@ -342,6 +349,7 @@ export async function runSlots(opts: {
       cancelled: result.cancelled,
     };
     if (urlIndex >= 0) record.urlIndex = urlIndex;
+    if (result.media !== null) record.media = result.media;
     opts.sink(record);
     if (opts.sinkCopies) recycleResult(result);
   }

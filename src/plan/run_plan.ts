@@ -33,6 +33,7 @@ import type { PlannedConversation } from "./types.ts";
 import { checkConflicts } from "./conflicts.ts";
 import { checkFlagStatus, recordedConfig } from "./flag_status.ts";
 import { checkLoadFlags, parseRateSeries, reuseStrategy } from "./load_flags.ts";
+import { endpointOptions } from "./endpoint_options.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
 export interface RunPlan {
@@ -220,6 +221,7 @@ export function planRun(input: PlanInput): RunPlan {
     ? undefined
     : readSeries(config.requestRateSeries, input.readText ?? Deno.readTextFileSync);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
+  const endpointOpts = endpointOptions(config, input.env, input.readText);
   const urls = target.urls ?? [target.url];
   const base: BasePlan = {
     url: target.url,
@@ -227,6 +229,7 @@ export function planRun(input: PlanInput): RunPlan {
     secrets: target.secrets ?? [],
     endpointType: config.endpointType,
     responseField,
+    ...(Object.keys(endpointOpts).length > 0 ? { endpointOptions: endpointOpts } : {}),
     streaming,
     timeoutMs: config.requestTimeoutSeconds * 1000,
     sampling,
