@@ -95,7 +95,7 @@ function fromBase64(b64: string): Uint8Array<ArrayBuffer> {
  */
 export async function imageEditForm(
   json: string,
-): Promise<{ body: Uint8Array; contentType: string }> {
+): Promise<{ body: Uint8Array<ArrayBuffer>; contentType: string }> {
   const obj: unknown = JSON.parse(json);
   if (!isObject(obj)) throw new Error("the image edit body is not a JSON object");
   const form = new FormData();

@@ -8,6 +8,7 @@ import {
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError } from "./reply.ts";
+import { imageTextProblem, messageImagesProblem } from "./media_check.ts";
 import { hashString, seededRandom } from "./rng.ts";
 import { sleepUntil } from "./schedule.ts";
 
@@ -62,6 +63,12 @@ function readInputs(ctx: MockContext, input: unknown): { texts: string[]; tokens
 /** Answers an embeddings request after the time to first token (the prefill). */
 export async function embeddings(ctx: MockContext, ex: Exchange): Promise<Response> {
   const body = ex.body;
+  // Images (NIM: data URLs among the inputs; chat-style: image_url parts) must decode.
+  const imageProblem = Array.isArray(body.input)
+    ? body.input.filter((x) => typeof x === "string" && x.startsWith("data:"))
+      .map(imageTextProblem).find((p) => p !== null) ?? null
+    : messageImagesProblem(body.messages);
+  if (imageProblem !== null) return openaiError(400, `${imageProblem}.`, undefined, "input");
   // vLLM's chat-style embeddings send `messages` instead of `input`: each message is one text.
   const inputs = body.input === undefined && Array.isArray(body.messages)
     ? readInputs(

@@ -7,7 +7,7 @@
 import type { ProfileConfig } from "../config/options.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { ConfigError } from "../config/parse.ts";
-import type { EndpointOptions } from "../endpoints/mod.ts";
+import type { Endpoint, EndpointOptions } from "../endpoints/mod.ts";
 import { resolvePayloadTemplate } from "../endpoints/template.ts";
 
 /** The environment variable setting the seconds between video status polls, as in AIPerf. */
@@ -20,13 +20,16 @@ export type EndpointOptionsConfig = Pick<
 >;
 
 /**
- * The endpoint's options for this run. Throws a `ConfigError` for a template endpoint without a
- * template, a template file that cannot be read, or a poll interval outside 0.01-60 s.
+ * The endpoint's options for this run. `built`: the endpoint already built from them, whose
+ * video job settings are taken as they are (the environment was read then). Throws a
+ * `ConfigError` for a template endpoint without a template, a template file that cannot be
+ * read, or a poll interval outside 0.01-60 s.
  */
 export function endpointOptions(
   config: EndpointOptionsConfig,
   env: (name: string) => string | undefined = () => undefined,
   readText?: (path: string) => string,
+  built?: Endpoint,
 ): EndpointOptions {
   const extras = parseExtraInputs(config.extraInputs);
   const out: EndpointOptions = {};
@@ -43,7 +46,10 @@ export function endpointOptions(
       throw new ConfigError((e as Error).message);
     }
   }
-  if (config.endpointType === "video_generation") {
+  if (built?.job !== undefined) {
+    if (built.job.download) out.downloadVideoContent = true;
+    out.videoPollMs = built.job.pollIntervalMs;
+  } else if (config.endpointType === "video_generation") {
     if (config.downloadVideoContent) out.downloadVideoContent = true;
     const poll = env(VIDEO_POLL_ENV);
     if (poll !== undefined && poll.trim() !== "") {

@@ -221,7 +221,7 @@ export function planRun(input: PlanInput): RunPlan {
     ? undefined
     : readSeries(config.requestRateSeries, input.readText ?? Deno.readTextFileSync);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
-  const endpointOpts = endpointOptions(config, input.env, input.readText);
+  const endpointOpts = endpointOptions(config, input.env, input.readText, input.endpoint);
   const urls = target.urls ?? [target.url];
   const base: BasePlan = {
     url: target.url,
