@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockServer } from "../../src/mock/server.ts";
 import { TINY_PNG } from "../../src/mock/media_check.ts";
-import { readRecords, runCli } from "./helpers.ts";
+import { readRecords, runCli, startCli } from "./helpers.ts";
 
 type Metrics = Record<string, { value: number | number[] }>;
 
@@ -337,5 +337,52 @@ Deno.test("e2e chat_embeddings and nim_embeddings: images reach the mock, which 
     }
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("e2e video_generation: the video metrics reach the live API's /metrics", async () => {
+  const server = await startMockServer({ ttftMs: 10, itlMs: 5 });
+  const dir = await Deno.makeTempDir();
+  const run = startCli([
+    "profile",
+    "--url",
+    server.url,
+    "--model",
+    "m",
+    "--tokenizer",
+    "builtin",
+    "--endpoint-type",
+    "video_generation",
+    ...SYNTHETIC,
+    "--api-port",
+    "0",
+    "--api-linger-seconds",
+    "5",
+    "--artifact-dir",
+    dir,
+    "--ui",
+    "none",
+  ], { env: { AIPERF_HTTP_VIDEO_POLL_INTERVAL: "0.01" } });
+  try {
+    let api: string | undefined;
+    for (let i = 0; i < 500 && api === undefined; i++) {
+      api = /live API on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr())?.[1];
+      if (api === undefined) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(api, run.stderr());
+    let status = "";
+    for (let i = 0; i < 500 && status !== "complete"; i++) {
+      status = (await (await fetch(`${api}/api/results`)).json()).status;
+      if (status !== "complete") await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(status, "complete");
+    const metrics = await (await fetch(`${api}/metrics`)).text();
+    assert.match(metrics, /^aiperf_video_inference_time_ms\{.*quantile="0.5".*\} \d/m);
+    assert.match(metrics, /^aiperf_video_peak_memory_avg_mb\{.*\} 1024$/m);
+    run.interrupt();
+    assert.equal((await run.done()).code, 0);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
