@@ -71,7 +71,8 @@ export function parseImagesEvent(event: SseEvent): Parsed | null {
   if (error) return { error };
   const type = event.event || (typeof obj.type === "string" ? obj.type : "");
   if (type === IMAGE_COMPLETED) {
-    const out: Parsed = { answered: true, media: { images: 1 } };
+    // A stream cut before its first finished image is truncated: this is its end marker.
+    const out: Parsed = { answered: true, done: true, media: { images: 1 } };
     const usage = normalizeUsage(obj.usage);
     if (usage) out.usage = usage;
     return out;
@@ -88,6 +89,7 @@ export const imageGenerationEndpoint: Endpoint = {
   supportsStreaming: true,
   metricsTitle: "Image Generation Metrics",
   producesTokens: false,
+  expectsDoneMarker: true,
   formatPayload: formatImageGenerationPayload,
   parseResponse: parseImagesBody,
   parseEvent: parseImagesEvent,

@@ -124,6 +124,18 @@ Deno.test("e2e image_generation: streamed partial images and whole answers, imag
     assert.match(streamed.csv, /^Image Latency \(ms\/image\),/m);
     assert.equal((streamed.summary.image_latency as { unit: string }).unit, "ms/image");
 
+    // A stream cut before its finished image (the mock's truncate fault) is an error.
+    const cut = await profile(`${server.url}/fault/truncate`, "image_generation", [
+      ...SYNTHETIC,
+      "--streaming",
+      "--extra-inputs",
+      "partial_images:1",
+    ]);
+    assert.equal(cut.code, 1, cut.stderr);
+    for (const r of cut.records) {
+      assert.equal((r.error as { type: string }).type, "StreamTruncated");
+    }
+
     const whole = await profile(server.url, "image_generation", SYNTHETIC);
     assertNoErrors(whole, 2);
     for (const p of payloads(whole)) assert.equal("stream" in p, false);

@@ -61,6 +61,7 @@ Deno.test("image_generation: images are counted in bodies and completed events, 
     }),
   });
   assert.equal(done?.media?.images, 1);
+  assert.equal(done?.done, true);
   assert.equal(done?.usage?.promptTokens, 3);
 });
 
