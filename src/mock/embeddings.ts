@@ -51,7 +51,8 @@ function readInputs(ctx: MockContext, input: unknown): { texts: string[]; tokens
   for (const x of input) {
     if (typeof x === "string") {
       texts.push(x);
-      tokens += ctx.tokenizer.count(x);
+      // An image (NIM's data URLs) is embedded too, but is no text to count.
+      if (!x.startsWith("data:")) tokens += ctx.tokenizer.count(x);
     } else if (Array.isArray(x) && x.every((t) => typeof t === "number")) {
       texts.push(x.join(" "));
       tokens += x.length;

@@ -322,6 +322,8 @@ Deno.test("e2e chat_embeddings and nim_embeddings: images reach the mock, which 
         { "in.jsonl": good, "cat.png": PNG_BYTES },
       );
       assertNoErrors(run, 1);
+      // The image is no text: the prompt's tokens are those of "a cat" alone.
+      assert.equal(metric(run.records[0], "usage_prompt_tokens"), 2);
       const body = JSON.stringify(payloads(run)[0]);
       assert.ok(body.includes(TINY_PNG), `${type} sent no image: ${body.slice(0, 200)}`);
     }
