@@ -237,8 +237,10 @@ Deno.test("e2e video_generation: the job is polled to completion, then downloade
     const downloaded = await profile(server.url, "video_generation", [
       ...args,
       "--download-video-content",
+      "--verbose",
     ], env);
     assertNoErrors(downloaded, 2);
+    assert.match(downloaded.stderr, /plan: video jobs polled every 10 ms, each video downloaded/);
     const contents = Object.entries(server.stats().byPath).filter(([p]) => p.endsWith("/content"));
     assert.equal(contents.length, 2);
   } finally {
