@@ -62,7 +62,7 @@ import {
   REQUEST_ERROR_RATE,
   TOTAL_ERROR_ISL,
 } from "./request_metrics.ts";
-import { MEDIA_ANSWER_METRICS } from "./media_metrics.ts";
+import { MEDIA_ANSWER_METRICS } from "./media_answer_metrics.ts";
 
 export type {
   MetricDef,

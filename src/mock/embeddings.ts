@@ -8,7 +8,7 @@ import {
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError } from "./reply.ts";
-import { imageTextProblem, messageImagesProblem } from "./media_check.ts";
+import { imageTextProblem, messageImagesProblem } from "./image_check.ts";
 import { hashString, seededRandom } from "./rng.ts";
 import { sleepUntil } from "./schedule.ts";
 

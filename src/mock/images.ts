@@ -14,7 +14,7 @@ import {
   unixNow,
   useModel,
 } from "./context.ts";
-import { imageBytesProblem, TINY_PNG } from "./media_check.ts";
+import { imageBytesProblem, TINY_PNG } from "./image_check.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
 import { sleepUntil } from "./schedule.ts";
 

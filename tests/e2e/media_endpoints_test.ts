@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockServer } from "../../src/mock/server.ts";
-import { TINY_PNG } from "../../src/mock/media_check.ts";
+import { TINY_PNG } from "../../src/mock/image_check.ts";
 import { readRecords, runCli, startCli } from "./helpers.ts";
 
 type Metrics = Record<string, { value: number | number[] }>;

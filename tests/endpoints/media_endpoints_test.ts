@@ -5,7 +5,7 @@ import { imageEditForm, imagePart } from "../../src/endpoints/image_edit.ts";
 import { parseImagesEvent } from "../../src/endpoints/image_generation.ts";
 import { parseVideoJob } from "../../src/endpoints/video_generation.ts";
 import { resolvePayloadTemplate } from "../../src/endpoints/template.ts";
-import { TINY_PNG } from "../../src/mock/media_check.ts";
+import { TINY_PNG } from "../../src/mock/image_check.ts";
 
 const OPTS: FormatOptions = {
   model: "m",

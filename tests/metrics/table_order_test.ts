@@ -161,10 +161,7 @@ const TABLE: [string, string, string, string, string, number, string[]][] = [
     "no_console",
     "produces_tokens",
   ]],
-  ["num_images", "Number of Images", "images", "images", "record", 855, [
-    "no_console",
-    "larger_is_better",
-  ]],
+  ["num_images", "Number of Images", "images", "images", "record", 859, ["no_console"]],
   ["image_throughput", "Image Throughput", "images/sec", "images/sec", "record", 860, [
     "larger_is_better",
   ]],

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startMockServer } from "../../src/mock/server.ts";
-import { TINY_PNG } from "../../src/mock/media_check.ts";
+import { TINY_PNG } from "../../src/mock/image_check.ts";
 
 const PNG = Uint8Array.from(atob(TINY_PNG), (c) => c.charCodeAt(0));
 

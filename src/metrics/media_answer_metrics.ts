@@ -22,8 +22,8 @@ export const NUM_IMAGES: MetricDef = {
   unit: "images",
   displayUnit: "images",
   kind: "record",
-  flags: ["no_console", "larger_is_better"],
-  displayOrder: 855,
+  flags: ["no_console"],
+  displayOrder: 859,
   record: (rec) => images(rec),
 };
 
