@@ -40,12 +40,12 @@ export interface SendResult {
   reasoningText: string;
   /** Usage seen, later reports overriding earlier ones field by field. */
   usage: Usage | null;
+  /** What a media endpoint's answer said (images, the video job); null for all others. */
+  media: MediaAnswer | null;
   httpStatus: number | null;
   error: RecordError | null;
   /** Aborted by `signal`. */
   cancelled: boolean;
-  /** What a media endpoint's answer said (images, the video job); null for all others. */
-  media: MediaAnswer | null;
 }
 
 /**
@@ -151,10 +151,10 @@ export function emptyResult(): OpenResult {
     outputText: "",
     reasoningText: "",
     usage: null,
+    media: null,
     httpStatus: null,
     error: null,
     cancelled: false,
-    media: null,
     owner: null,
   };
 }
@@ -170,8 +170,8 @@ export function resetResult(r: OpenResult): void {
   r.outputText = "";
   r.reasoningText = "";
   r.usage = null;
+  r.media = null;
   r.httpStatus = null;
   r.error = null;
   r.cancelled = false;
-  r.media = null;
 }

@@ -61,12 +61,12 @@ export interface RecordBatch {
   nums: Float64Array;
   epochs: BigInt64Array;
   strs: string[];
+  /** Records of the media endpoints with what their answers said, by their index in the batch. */
+  media?: [number, MediaAnswer][];
   /** Records that failed, by their index in the batch. */
   errors: [number, RecordError][];
   /** Records with reasoning-only responses, by their index in the batch. */
   reasoning: [number, Uint8Array | boolean[]][];
-  /** Records of the media endpoints with what their answers said, by their index in the batch. */
-  media?: [number, MediaAnswer][];
 }
 
 /** Collects a Worker's finished records into batches. */
@@ -76,9 +76,9 @@ export class RecordPacker {
   #epochs: BigInt64Array;
   #count = 0;
   #strs: string[] = [];
+  #media: [number, MediaAnswer][] = [];
   #errors: [number, RecordError][] = [];
   #reasoning: [number, Uint8Array | boolean[]][] = [];
-  #media: [number, MediaAnswer][] = [];
 
   /** @param capacity numbers held before the buffer first grows. */
   constructor(capacity = MIN_CAPACITY) {
@@ -136,26 +136,25 @@ export class RecordPacker {
       rec.outputText,
       rec.reasoningText,
     );
+    if (rec.media !== undefined) this.#media.push([this.#count, rec.media]);
     if (rec.error !== null) this.#errors.push([this.#count, rec.error]);
     if (rec.responseReasoning !== null) this.#reasoning.push([this.#count, rec.responseReasoning]);
-    if (rec.media !== undefined) this.#media.push([this.#count, rec.media]);
     this.#count++;
   }
 
   /** The records packed so far, as one batch; the packer starts a new one. */
   take(): RecordBatch {
+    const media = this.#media;
+    if (media.length > 0) this.#media = [];
     const batch: RecordBatch = {
       count: this.#count,
       nums: this.#nums.subarray(0, this.#used),
       epochs: this.#epochs.subarray(0, this.#count * EPOCHS),
       strs: this.#strs,
+      ...(media.length > 0 ? { media } : {}),
       errors: this.#errors,
       reasoning: this.#reasoning,
     };
-    if (this.#media.length > 0) {
-      batch.media = this.#media;
-      this.#media = [];
-    }
     // The buffers leave with the batch: fresh ones for the next, sized by this one.
     this.#nums = new Float64Array(Math.max(MIN_CAPACITY, this.#used + (this.#used >> 2)));
     this.#epochs = new BigInt64Array(this.#epochs.length);
@@ -220,8 +219,8 @@ export function unpackRecords(batch: RecordBatch): RequestRecord[] {
     if (url >= 0) records[i].urlIndex = url;
     o += FIXED + times;
   }
+  if (batch.media !== undefined) { for (const [i, media] of batch.media) records[i].media = media; }
   for (const [i, error] of batch.errors) records[i].error = error;
   for (const [i, flags] of batch.reasoning) records[i].responseReasoning = flags;
-  if (batch.media !== undefined) { for (const [i, media] of batch.media) records[i].media = media; }
   return records;
 }

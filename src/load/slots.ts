@@ -131,11 +131,11 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = endpointTransport(
-    createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies),
-    endpoint,
-  );
+  const transport = createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
   opts.onTransport?.(transport);
+  // Image edits and video jobs are more than one request per record (answer/media_exchange.ts);
+  // every other endpoint sends on the transport itself.
+  const exchange = endpointTransport(transport, endpoint);
   // Decided once for the phase: what each request does for the URLs, reuse and prefill flags.
   const urls = plan.urls;
   // Sticky connections keep a conversation on one URL; otherwise each request takes the next.
@@ -245,7 +245,7 @@ export async function runSlots(opts: {
           Atomics.add(control, own, 1);
           headers["X-Request-ID"] = requestId;
           headers[sessionHeader] = conv.sessionId;
-          const result = await transport.send({
+          const result = await exchange.send({
             url: urlIndex < 0 ? plan.url : urls![urlIndex],
             session,
             firstToken,
@@ -348,8 +348,8 @@ export async function runSlots(opts: {
       error: scrub(result.error),
       cancelled: result.cancelled,
     };
-    if (urlIndex >= 0) record.urlIndex = urlIndex;
     if (result.media !== null) record.media = result.media;
+    if (urlIndex >= 0) record.urlIndex = urlIndex;
     opts.sink(record);
     if (opts.sinkCopies) recycleResult(result);
   }

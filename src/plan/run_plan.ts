@@ -22,6 +22,7 @@ import {
   type TransportKind,
 } from "../transport/select.ts";
 import { FAST_PATHS } from "../util/fast_paths.ts";
+import { endpointOptions } from "./endpoint_options.ts";
 import {
   type BasePlan,
   type PhaseSpec,
@@ -33,7 +34,6 @@ import type { PlannedConversation } from "./types.ts";
 import { checkConflicts } from "./conflicts.ts";
 import { checkFlagStatus, recordedConfig } from "./flag_status.ts";
 import { checkLoadFlags, parseRateSeries, reuseStrategy } from "./load_flags.ts";
-import { endpointOptions } from "./endpoint_options.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
 export interface RunPlan {

@@ -87,11 +87,11 @@ export interface RequestRecord {
   /** Reasoning text, joined over all responses. */
   reasoningText: string;
   usage: Usage | null;
+  /** What a media endpoint's answer said (images generated, the video job); absent otherwise. */
+  media?: MediaAnswer;
   httpStatus: number | null;
   error: RecordError | null;
   cancelled: boolean;
   /** Which `--url` the request went to (0-based), when several were given. */
   urlIndex?: number;
-  /** What a media endpoint's answer said (images generated, the video job); absent otherwise. */
-  media?: MediaAnswer;
 }
