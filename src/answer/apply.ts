@@ -4,7 +4,7 @@
  */
 
 import type { Endpoint, Parsed } from "../endpoints/types.ts";
-import type { Usage } from "../record/record.ts";
+import type { MediaAnswer, Usage } from "../record/record.ts";
 import { truncate } from "../endpoints/server_message.ts";
 import { errorText } from "../transport/wire.ts";
 import { BAD_ANSWER, excerpt } from "./failure.ts";
@@ -18,6 +18,15 @@ function mergeUsage(cur: Usage | null, next: Usage): Usage {
     const k = key as keyof Usage;
     if (next[k] !== undefined) cur[k] = next[k];
   }
+  return cur;
+}
+
+/** Merges what a response says of the media into the running account: images add up, the rest is the latest. */
+export function mergeMedia(cur: MediaAnswer | null, next: MediaAnswer): MediaAnswer {
+  if (cur === null) return { ...next };
+  const images = (cur.images ?? 0) + (next.images ?? 0);
+  Object.assign(cur, next);
+  if (images > 0) cur.images = images;
   return cur;
 }
 
@@ -82,6 +91,7 @@ export function apply(
   }
   addResponse(r, at, p.text, p.reasoning, texts);
   if (p.usage) r.usage = mergeUsage(r.usage, p.usage);
+  if (p.media) r.media = mergeMedia(r.media, p.media);
   if (p.done) state.done = true;
   if (p.answered) state.answered = true;
   return true;

@@ -4,7 +4,7 @@
  */
 
 import type { Endpoint } from "../endpoints/types.ts";
-import type { RecordError, Usage } from "../record/record.ts";
+import type { MediaAnswer, RecordError, Usage } from "../record/record.ts";
 import type { WireRequest } from "../transport/wire.ts";
 import { Spares } from "./spares.ts";
 
@@ -40,6 +40,8 @@ export interface SendResult {
   reasoningText: string;
   /** Usage seen, later reports overriding earlier ones field by field. */
   usage: Usage | null;
+  /** What a media endpoint's answer said (images, the video job); null for all others. */
+  media: MediaAnswer | null;
   httpStatus: number | null;
   error: RecordError | null;
   /** Aborted by `signal`. */
@@ -149,6 +151,7 @@ export function emptyResult(): OpenResult {
     outputText: "",
     reasoningText: "",
     usage: null,
+    media: null,
     httpStatus: null,
     error: null,
     cancelled: false,
@@ -167,6 +170,7 @@ export function resetResult(r: OpenResult): void {
   r.outputText = "";
   r.reasoningText = "";
   r.usage = null;
+  r.media = null;
   r.httpStatus = null;
   r.error = null;
   r.cancelled = false;

@@ -19,6 +19,7 @@ import { type Io, stopSignal } from "./io.ts";
 import { buildTarget } from "./target.ts";
 import { planStep, runBenchmark, type RunInput } from "./run.ts";
 import { runStreaming } from "../plan/run_plan.ts";
+import { endpointOptions } from "../plan/endpoint_options.ts";
 import { outputIo } from "./output.ts";
 import { checkRunPermissions } from "./permissions.ts";
 import { NotReadyError, waitForModel } from "./wait_for_model.ts";
@@ -85,7 +86,7 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   const extras = parseExtraInputs(config.extraInputs);
   let endpoint: Endpoint;
   try {
-    endpoint = getEndpoint(config.endpointType, { responseField: extras.responseField });
+    endpoint = getEndpoint(config.endpointType, endpointOptions(config, io.env));
   } catch (e) {
     // An unknown type or a bad JMESPath expression is the user's to fix.
     throw new ConfigError((e as Error).message);

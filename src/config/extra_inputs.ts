@@ -1,13 +1,14 @@
 /**
  * `--extra-inputs` values → one object of fields. Most are merged into the bodies reprise
- * builds; a few name settings instead (`response_field` for the raw endpoint).
+ * builds; a few name settings instead (`response_field` for the raw and template endpoints,
+ * `payload_template` for the template endpoint).
  */
 
 import { ConfigError } from "./parse.ts";
 import { keyValues } from "./key_values.ts";
 
 /** Keys of `--extra-inputs` that configure reprise rather than fill a body. */
-export const SETTING_KEYS: readonly string[] = ["response_field"];
+export const SETTING_KEYS: readonly string[] = ["response_field", "payload_template"];
 
 /** `--extra-inputs`, split into body fields and settings. */
 export interface ExtraInputs {
@@ -15,6 +16,8 @@ export interface ExtraInputs {
   body: Record<string, unknown>;
   /** JMESPath expression selecting the answer text of the raw endpoint. */
   responseField?: string;
+  /** The template endpoint's body template: a named template, a file or the template itself. */
+  payloadTemplate?: string;
 }
 
 /** A `key:value` value: JSON when it parses (`true`, `5`, `{"a":1}`), else the text itself. */
@@ -43,6 +46,13 @@ export function parseExtraInputs(values: readonly string[]): ExtraInputs {
         throw new ConfigError(`--extra-inputs response_field must be a JMESPath expression`);
       }
       out.responseField = v;
+    } else if (k === "payload_template") {
+      if (typeof v !== "string" || v.trim() === "") {
+        throw new ConfigError(
+          `--extra-inputs payload_template must name a template, a file or hold the template`,
+        );
+      }
+      out.payloadTemplate = v;
     } else out.body[k] = v;
   }
   return out;

@@ -149,6 +149,7 @@ export const YAML_KEYS: readonly YamlKey[] = [
   },
   { path: `${B}.endpoint.use_legacy_max_tokens`, option: "useLegacyMaxTokens", convert: scalar },
   { path: `${B}.endpoint.use_server_token_count`, option: "useServerTokenCount", convert: scalar },
+  { path: `${B}.endpoint.download_video_content`, option: "downloadVideoContent", convert: scalar },
   { path: `${D}.path`, option: "inputFile", convert: scalar },
   { path: `${D}.format`, option: "customDatasetType", convert: scalar },
   { path: `${D}.sampling`, option: "datasetSamplingStrategy", convert: scalar },

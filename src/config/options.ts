@@ -63,6 +63,7 @@ export const profileOptions = {
   connectionReuseStrategy: endpointOptions.connectionReuseStrategy,
   sessionHeader: endpointOptions.sessionHeader,
   requestContentType: endpointOptions.requestContentType,
+  downloadVideoContent: endpointOptions.downloadVideoContent,
   tokenizer: metricsOptions.tokenizer,
   tokenizerRevision: metricsOptions.tokenizerRevision,
   tokenizerTrustRemoteCode: metricsOptions.tokenizerTrustRemoteCode,

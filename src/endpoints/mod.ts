@@ -9,6 +9,14 @@ import { chatEmbeddingsEndpoint, embeddingsEndpoint, nimEmbeddingsEndpoint } fro
 import { cohereRankingsEndpoint, hfTeiRankingsEndpoint, nimRankingsEndpoint } from "./rankings.ts";
 import { huggingfaceGenerateEndpoint } from "./huggingface_generate.ts";
 import { createRawEndpoint, rawEndpoint } from "./raw.ts";
+import { imageGenerationEndpoint } from "./image_generation.ts";
+import { imageEditEndpoint } from "./image_edit.ts";
+import {
+  createVideoEndpoint,
+  DEFAULT_VIDEO_POLL_S,
+  videoGenerationEndpoint,
+} from "./video_generation.ts";
+import { createTemplateEndpoint } from "./template.ts";
 
 const ENDPOINTS: readonly Endpoint[] = [
   chatEndpoint,
@@ -22,18 +30,27 @@ const ENDPOINTS: readonly Endpoint[] = [
   cohereRankingsEndpoint,
   hfTeiRankingsEndpoint,
   huggingfaceGenerateEndpoint,
+  imageGenerationEndpoint,
+  imageEditEndpoint,
+  videoGenerationEndpoint,
   rawEndpoint,
 ];
 
 const BY_TYPE = new Map(ENDPOINTS.map((e) => [e.type, e]));
 
-/** Every known endpoint type, in registry order. */
-export const endpointTypes: string[] = ENDPOINTS.map((e) => e.type);
+/** Every known endpoint type, in registry order (`template` is built per run: it comes last). */
+export const endpointTypes: string[] = [...ENDPOINTS.map((e) => e.type), "template"];
 
-/** Per-run options some endpoints take (from `--extra-inputs`). */
+/** Per-run options some endpoints take (from `--extra-inputs` and their own flags). */
 export interface EndpointOptions {
-  /** JMESPath expression selecting the answer's text (`raw` only). */
+  /** JMESPath expression selecting the answer's text (`raw` and `template`). */
   responseField?: string;
+  /** The Jinja template of the bodies, resolved to its text (`template`, which needs it). */
+  payloadTemplate?: string;
+  /** Download each video once its job completed (`video_generation`). */
+  downloadVideoContent?: boolean;
+  /** Milliseconds between a video job's status polls (`video_generation`); default 100. */
+  videoPollMs?: number;
 }
 
 /**
@@ -41,6 +58,26 @@ export interface EndpointOptions {
  * when `options.responseField` is not a valid JMESPath expression.
  */
 export function getEndpoint(type: string, options: EndpointOptions = {}): Endpoint {
+  if (type === "template") {
+    if (options.payloadTemplate === undefined) {
+      throw new Error(
+        "the template endpoint needs a body template: --extra-inputs payload_template:<a named template, a file or the template>",
+      );
+    }
+    return createTemplateEndpoint({
+      template: options.payloadTemplate,
+      responseField: options.responseField,
+    });
+  }
+  if (
+    type === "video_generation" &&
+    (options.downloadVideoContent === true || options.videoPollMs !== undefined)
+  ) {
+    return createVideoEndpoint({
+      pollIntervalMs: options.videoPollMs ?? DEFAULT_VIDEO_POLL_S * 1000,
+      download: options.downloadVideoContent === true,
+    });
+  }
   const endpoint = BY_TYPE.get(type);
   if (endpoint === undefined) {
     throw new Error(
@@ -71,4 +108,12 @@ export function formatTurn(endpoint: Endpoint, turn: TurnInput, opts: FormatOpti
   return JSON.stringify(endpoint.formatPayload(turn, opts));
 }
 
-export type { Endpoint, FormatOptions, Parsed, SseEvent, StreamState, TurnInput } from "./types.ts";
+export type {
+  Endpoint,
+  FormatOptions,
+  Parsed,
+  SseEvent,
+  StreamState,
+  TurnInput,
+  VideoJob,
+} from "./types.ts";

@@ -4,7 +4,7 @@
  * name it without importing the interface that names them.
  */
 
-import type { Usage } from "../record/record.ts";
+import type { MediaAnswer, Usage } from "../record/record.ts";
 
 /** One Server-Sent Event, fields as the SSE spec defines them. */
 export interface SseEvent {
@@ -31,4 +31,6 @@ export interface Parsed {
   done?: boolean;
   /** A readable answer that is not tokens (embeddings, rankings): it counts as a response. */
   answered?: boolean;
+  /** Images generated, a video job's state: merged into the request's `MediaAnswer`. */
+  media?: MediaAnswer;
 }

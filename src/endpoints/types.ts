@@ -44,6 +44,14 @@ export type StreamRequest =
   /** The body decides (raw): sent verbatim. */
   | "verbatim";
 
+/** How a submitted job (a video) is followed to its end: the answer layer polls it. */
+export interface VideoJob {
+  /** Milliseconds between status polls. */
+  pollIntervalMs: number;
+  /** Download the video once the job completed (`--download-video-content`); its time counts. */
+  download: boolean;
+}
+
 /** An API shape reprise can benchmark. */
 export interface Endpoint {
   /** The `--endpoint-type` value. */
@@ -78,12 +86,19 @@ export interface Endpoint {
   streamRequest?: StreamRequest;
   /** Builds the JSON body of one turn; absent for endpoints that only replay bodies (raw). Throws on a turn the API cannot carry. */
   formatPayload?(turn: TurnInput, opts: FormatOptions): Record<string, unknown>;
+  /**
+   * For an API that takes another body than the JSON kept (image edits take a multipart form):
+   * the bytes to send for a JSON body, and their Content-Type. Throws on a body it cannot encode.
+   */
+  encodeBody?(json: string): Promise<{ body: Uint8Array; contentType: string }>;
+  /** For an API whose answer is a job to follow (video generation): how it is followed. */
+  job?: VideoJob;
 }
 
 /** True when a reading carries nothing but text (or nothing at all). */
 export function textOnly(p: Parsed): boolean {
   return p.reasoning === undefined && p.usage === undefined && p.error === undefined &&
-    p.done === undefined && p.answered === undefined;
+    p.done === undefined && p.answered === undefined && p.media === undefined;
 }
 
 /**

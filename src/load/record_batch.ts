@@ -3,10 +3,10 @@
  * record objects writes and reads every property name and makes one buffer per record's
  * response times; packed, the numbers of all the batch's records share one Float64Array and
  * their epoch times one BigInt64Array, both transferred (moved, not copied), and the strings go
- * in one array. The rare parts (errors, reasoning flags) travel aside as they are.
+ * in one array. The rare parts (errors, reasoning flags, media answers) travel aside as they are.
  */
 
-import type { Phase, RecordError, RequestRecord, Usage } from "../record/record.ts";
+import type { MediaAnswer, Phase, RecordError, RequestRecord, Usage } from "../record/record.ts";
 
 /**
  * Records per message from a Worker to the main thread (or fewer, when a batch's time is up: see
@@ -61,6 +61,8 @@ export interface RecordBatch {
   nums: Float64Array;
   epochs: BigInt64Array;
   strs: string[];
+  /** Records of the media endpoints with what their answers said, by their index in the batch. */
+  media?: [number, MediaAnswer][];
   /** Records that failed, by their index in the batch. */
   errors: [number, RecordError][];
   /** Records with reasoning-only responses, by their index in the batch. */
@@ -74,6 +76,7 @@ export class RecordPacker {
   #epochs: BigInt64Array;
   #count = 0;
   #strs: string[] = [];
+  #media: [number, MediaAnswer][] = [];
   #errors: [number, RecordError][] = [];
   #reasoning: [number, Uint8Array | boolean[]][] = [];
 
@@ -133,6 +136,7 @@ export class RecordPacker {
       rec.outputText,
       rec.reasoningText,
     );
+    if (rec.media !== undefined) this.#media.push([this.#count, rec.media]);
     if (rec.error !== null) this.#errors.push([this.#count, rec.error]);
     if (rec.responseReasoning !== null) this.#reasoning.push([this.#count, rec.responseReasoning]);
     this.#count++;
@@ -140,11 +144,14 @@ export class RecordPacker {
 
   /** The records packed so far, as one batch; the packer starts a new one. */
   take(): RecordBatch {
+    const media = this.#media;
+    if (media.length > 0) this.#media = [];
     const batch: RecordBatch = {
       count: this.#count,
       nums: this.#nums.subarray(0, this.#used),
       epochs: this.#epochs.subarray(0, this.#count * EPOCHS),
       strs: this.#strs,
+      ...(media.length > 0 ? { media } : {}),
       errors: this.#errors,
       reasoning: this.#reasoning,
     };
@@ -212,6 +219,7 @@ export function unpackRecords(batch: RecordBatch): RequestRecord[] {
     if (url >= 0) records[i].urlIndex = url;
     o += FIXED + times;
   }
+  if (batch.media !== undefined) { for (const [i, media] of batch.media) records[i].media = media; }
   for (const [i, error] of batch.errors) records[i].error = error;
   for (const [i, flags] of batch.reasoning) records[i].responseReasoning = flags;
   return records;

@@ -7,6 +7,7 @@
 import { getEndpoint } from "../endpoints/mod.ts";
 import { sampler } from "../dataset/sampling.ts";
 import { createTransport, type Transport } from "../answer/client.ts";
+import { endpointTransport } from "../answer/media_exchange.ts";
 import { recycleResult, type SendResult } from "../answer/result.ts";
 import { hash32 } from "../util/rng.ts";
 import { liveBody } from "../dataset/build.ts";
@@ -116,7 +117,10 @@ export async function runSlots(opts: {
   const views: (Uint8Array | undefined)[] = new Array(Math.min(bodyCount(bodies), MAX_BODY_VIEWS));
   const body = (i: number): Uint8Array =>
     i < views.length ? (views[i] ??= bodyBytes(bodies, i)) : bodyBytes(bodies, i);
-  const endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
+  const endpoint = getEndpoint(plan.endpointType, {
+    responseField: plan.responseField,
+    ...plan.endpointOptions,
+  });
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
   const timing = plan.timing ?? { mode: "concurrency" };
   // The phase's time zero on this thread's clock (each thread has its own timeOrigin).
@@ -129,6 +133,9 @@ export async function runSlots(opts: {
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
   const transport = createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
   opts.onTransport?.(transport);
+  // Image edits and video jobs are more than one request per record (answer/media_exchange.ts);
+  // every other endpoint sends on the transport itself.
+  const exchange = endpointTransport(transport, endpoint);
   // Decided once for the phase: what each request does for the URLs, reuse and prefill flags.
   const urls = plan.urls;
   // Sticky connections keep a conversation on one URL; otherwise each request takes the next.
@@ -238,7 +245,7 @@ export async function runSlots(opts: {
           Atomics.add(control, own, 1);
           headers["X-Request-ID"] = requestId;
           headers[sessionHeader] = conv.sessionId;
-          const result = await transport.send({
+          const result = await exchange.send({
             url: urlIndex < 0 ? plan.url : urls![urlIndex],
             session,
             firstToken,
@@ -341,6 +348,7 @@ export async function runSlots(opts: {
       error: scrub(result.error),
       cancelled: result.cancelled,
     };
+    if (result.media !== null) record.media = result.media;
     if (urlIndex >= 0) record.urlIndex = urlIndex;
     opts.sink(record);
     if (opts.sinkCopies) recycleResult(result);

@@ -62,6 +62,7 @@ import {
   REQUEST_ERROR_RATE,
   TOTAL_ERROR_ISL,
 } from "./request_metrics.ts";
+import { MEDIA_ANSWER_METRICS } from "./media_answer_metrics.ts";
 
 export type {
   MetricDef,
@@ -103,6 +104,8 @@ export const METRICS: readonly MetricDef[] = [
   // The answer's length against what the request asked for.
   OSL_MISMATCH_DIFF_PCT,
   OSL_MISMATCH,
+  // What the media endpoints' answers said: images, the video job.
+  ...MEDIA_ANSWER_METRICS,
   // Failed requests.
   ERROR_ISL,
   // Run-level counters.

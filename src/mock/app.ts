@@ -30,6 +30,8 @@ import { messages } from "./messages.ts";
 import { cohereRerank, nimRanking, teiRerank } from "./rankings.ts";
 import { anthropicError, cohereError, jsonReply, openaiError, tgiError } from "./reply.ts";
 import { responses } from "./responses.ts";
+import { imageEdits, imageGenerations } from "./images.ts";
+import { createVideo, getVideo, getVideoContent } from "./videos.ts";
 import type { WireFault } from "./wire.ts";
 
 /** Values the server hands the app with each request, and what the app hands back. */
@@ -145,6 +147,15 @@ export function mockApp(ctx: MockContext): Hono<{ Bindings: MockBindings }> {
     "/generate_stream",
     inference(ctx, generateStream, (status, message) => tgiError(status, message)),
   );
+
+  app.post("/v1/images/generations", inference(ctx, imageGenerations));
+  app.post(
+    "/v1/images/edits",
+    (c) => imageEdits(ctx, c.req.raw, c.env?.arrival ?? performance.now()),
+  );
+  app.post("/v1/videos", inference(ctx, createVideo));
+  app.get("/v1/videos/:id", (c) => getVideo(ctx, c.req.param("id")));
+  app.get("/v1/videos/:id/content", (c) => getVideoContent(ctx, c.req.param("id")));
 
   app.get("/v1/models", () =>
     jsonReply(

@@ -8,6 +8,7 @@ import {
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError } from "./reply.ts";
+import { imageTextProblem, messageImagesProblem } from "./image_check.ts";
 import { hashString, seededRandom } from "./rng.ts";
 import { sleepUntil } from "./schedule.ts";
 
@@ -50,7 +51,8 @@ function readInputs(ctx: MockContext, input: unknown): { texts: string[]; tokens
   for (const x of input) {
     if (typeof x === "string") {
       texts.push(x);
-      tokens += ctx.tokenizer.count(x);
+      // An image (NIM's data URLs) is embedded too, but is no text to count.
+      if (!x.startsWith("data:")) tokens += ctx.tokenizer.count(x);
     } else if (Array.isArray(x) && x.every((t) => typeof t === "number")) {
       texts.push(x.join(" "));
       tokens += x.length;
@@ -62,6 +64,12 @@ function readInputs(ctx: MockContext, input: unknown): { texts: string[]; tokens
 /** Answers an embeddings request after the time to first token (the prefill). */
 export async function embeddings(ctx: MockContext, ex: Exchange): Promise<Response> {
   const body = ex.body;
+  // Images (NIM: data URLs among the inputs; chat-style: image_url parts) must decode.
+  const imageProblem = Array.isArray(body.input)
+    ? body.input.filter((x) => typeof x === "string" && x.startsWith("data:"))
+      .map(imageTextProblem).find((p) => p !== null) ?? null
+    : messageImagesProblem(body.messages);
+  if (imageProblem !== null) return openaiError(400, `${imageProblem}.`, undefined, "input");
   // vLLM's chat-style embeddings send `messages` instead of `input`: each message is one text.
   const inputs = body.input === undefined && Array.isArray(body.messages)
     ? readInputs(

@@ -113,6 +113,14 @@ export function describePlan(plan: RunPlan, url: string): string {
   if (base.sessionHeader && base.sessionHeader !== "X-Correlation-ID") {
     lines.push(`plan: conversation id sent in ${base.sessionHeader}`);
   }
+  const ep = base.endpointOptions;
+  if (ep?.videoPollMs !== undefined) {
+    lines.push(
+      `plan: video jobs polled every ${ep.videoPollMs} ms${
+        ep.downloadVideoContent ? ", each video downloaded" : ""
+      }`,
+    );
+  }
   if (plan.plainPaths.length > 0) lines.push(`plan: plain paths ${plan.plainPaths.join(", ")}`);
   return lines.join("\n") + "\n";
 }

@@ -123,9 +123,9 @@ export function checkLoadFlags(config: LoadFlagsConfig, ctx: LoadFlagsContext): 
       `--request-content-type must be application/json or multipart/form-data, got "${config.requestContentType}"`,
     );
   }
-  if (ct === "multipart/form-data") {
+  if (ct === "multipart/form-data" && ctx.endpointType !== "image_edit") {
     throw new ConfigError(
-      `--request-content-type multipart/form-data: the ${ctx.endpointType} endpoint sends JSON bodies (no endpoint of reprise takes a form); use application/json`,
+      `--request-content-type multipart/form-data: the ${ctx.endpointType} endpoint sends JSON bodies (only image_edit takes a form); use application/json`,
     );
   }
   if (config.connectionReuseStrategy !== "pooled" && ctx.transport === "fetch") {

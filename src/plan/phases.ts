@@ -74,6 +74,7 @@ export type BasePlan = Pick<
   | "secrets"
   | "endpointType"
   | "responseField"
+  | "endpointOptions"
   | "streaming"
   | "timeoutMs"
   | "sampling"

@@ -22,6 +22,7 @@ import {
   type TransportKind,
 } from "../transport/select.ts";
 import { FAST_PATHS } from "../util/fast_paths.ts";
+import { endpointOptions } from "./endpoint_options.ts";
 import {
   type BasePlan,
   type PhaseSpec,
@@ -220,6 +221,7 @@ export function planRun(input: PlanInput): RunPlan {
     ? undefined
     : readSeries(config.requestRateSeries, input.readText ?? Deno.readTextFileSync);
   const responseField = parseExtraInputs(config.extraInputs).responseField;
+  const endpointOpts = endpointOptions(config, input.env, input.readText, input.endpoint);
   const urls = target.urls ?? [target.url];
   const base: BasePlan = {
     url: target.url,
@@ -227,6 +229,7 @@ export function planRun(input: PlanInput): RunPlan {
     secrets: target.secrets ?? [],
     endpointType: config.endpointType,
     responseField,
+    ...(Object.keys(endpointOpts).length > 0 ? { endpointOptions: endpointOpts } : {}),
     streaming,
     timeoutMs: config.requestTimeoutSeconds * 1000,
     sampling,

@@ -5,6 +5,7 @@
  */
 
 import type { LiveTurns } from "../dataset/types.ts";
+import type { EndpointOptions } from "../endpoints/mod.ts";
 import type { Phase } from "../record/record.ts";
 import type { TransportKind } from "../transport/select.ts";
 import type { ProxySettings } from "../transport/proxy.ts";
@@ -88,6 +89,8 @@ export interface PhasePlan {
   endpointType: string;
   /** JMESPath expression selecting the answer text (raw endpoint, `--extra-inputs response_field:`). */
   responseField?: string;
+  /** The endpoint's own options (template text, video polling); absent for most endpoints. */
+  endpointOptions?: EndpointOptions;
   streaming: boolean;
   timeoutMs: number;
   /** Stop issuing after this many requests. */

@@ -17,6 +17,25 @@ export interface Usage {
   promptCacheMissTokens?: number;
 }
 
+/**
+ * What an answer of the media endpoints says beyond text: the images it generated, a video
+ * job's outcome as the server reports it. Absent on the records of every other endpoint.
+ */
+export interface MediaAnswer {
+  /** Images generated (image generation and editing): `data[]` items or completed events. */
+  images?: number;
+  /** The video job's id (`POST /v1/videos`). */
+  videoId?: string;
+  /** The video job's last status (`queued`, `in_progress`, `completed`, `failed`). */
+  videoStatus?: string;
+  /** Server-reported generation time of the video in seconds (SGLang's `inference_time_s`). */
+  videoInferenceS?: number;
+  /** Server-reported peak GPU memory of the generation in MB (SGLang's `peak_memory_mb`). */
+  videoPeakMemoryMb?: number;
+  /** Bytes of the generated video downloaded (`--download-video-content`). */
+  videoBytes?: number;
+}
+
 /** Why a request failed. `type` groups errors in the summary. */
 export interface RecordError {
   /** HTTP status, or a pseudo-code: 499 cancelled, 502 SSE error event, 0 no HTTP answer. */
@@ -68,6 +87,8 @@ export interface RequestRecord {
   /** Reasoning text, joined over all responses. */
   reasoningText: string;
   usage: Usage | null;
+  /** What a media endpoint's answer said (images generated, the video job); absent otherwise. */
+  media?: MediaAnswer;
   httpStatus: number | null;
   error: RecordError | null;
   cancelled: boolean;

@@ -47,6 +47,9 @@ function record(i: number, rand: () => number): RequestRecord {
     error: failed ? { code: 500, type: "HTTPError", message: `boom ${i}` } : null,
     cancelled: i % 10 === 9,
     ...(i % 5 === 2 ? { urlIndex: i % 3 } : {}),
+    ...(i % 6 === 1
+      ? { media: { images: i % 4 + 1, videoId: `video_${i}`, videoInferenceS: i / 2 } }
+      : {}),
   };
 }
 

@@ -161,6 +161,13 @@ const TABLE: [string, string, string, string, string, number, string[]][] = [
     "no_console",
     "produces_tokens",
   ]],
+  ["num_images", "Number of Images", "images", "images", "record", 859, ["no_console"]],
+  ["image_throughput", "Image Throughput", "images/sec", "images/sec", "record", 860, [
+    "larger_is_better",
+  ]],
+  ["image_latency", "Image Latency", "ms/image", "ms/image", "record", 861, []],
+  ["video_inference_time", "Video Inference Time", "ns", "ms", "record", 310, []],
+  ["video_peak_memory", "Video Peak Memory", "MB", "MB", "record", 311, []],
   ["error_isl", "Error Input Sequence Length", "tokens", "tokens", "record", 1610, [
     "error_only",
     "no_console",

@@ -41,7 +41,8 @@ export const endpointOptions = {
     expect: "an endpoint type",
     default: "chat",
     group: "Endpoint",
-    help: "API shape: chat, completions, responses, embeddings, messages, rankings, raw, ….",
+    help:
+      "API shape: chat, completions, responses, messages, embeddings, chat_embeddings, nim_embeddings, nim_rankings, cohere_rankings, hf_tei_rankings, huggingface_generate, image_generation, image_edit, video_generation, raw, template.",
     metavar: "TYPE",
   }),
   endpoint: opt({
@@ -171,6 +172,16 @@ export const endpointOptions = {
     help: "Header carrying the conversation's id on each of its turns (session affinity).",
     metavar: "NAME",
   }),
+  downloadVideoContent: opt({
+    flag: "download-video-content",
+    kind: "boolean",
+    schema: z.boolean(),
+    expect: "true or false",
+    default: false,
+    group: "Endpoint",
+    help:
+      "video_generation: once a video job completed, download the video (GET /v1/videos/{id}/content); the request's latency includes the download.",
+  }),
   requestContentType: opt({
     flag: "request-content-type",
     kind: "string",
@@ -179,7 +190,7 @@ export const endpointOptions = {
     default: "application/json",
     group: "Endpoint",
     help:
-      "Content type of request bodies: application/json; multipart/form-data only for endpoints that take forms.",
+      "Content type of request bodies: application/json; image_edit always sends a multipart form (multipart/form-data is accepted for it only).",
     metavar: "TYPE",
   }),
 } as const;
@@ -269,15 +280,6 @@ export const endpointCompatOptions = {
     help: "Path that stops the profiler.",
     status: "not-yet",
     why: "starting the server's profiler is not built yet",
-  }),
-  downloadVideoContent: compat<boolean>({
-    flag: "download-video-content",
-    kind: "boolean",
-    default: false,
-    group: "Endpoint",
-    help: "Download generated videos after completion.",
-    status: "not-yet",
-    why: "the video generation endpoint is not built yet",
   }),
   uuidAndStrip: compat<boolean>({
     flag: "uuid-and-strip",
