@@ -33,7 +33,7 @@ export async function loadMultiTurn(path: string, ctx: LoadContext): Promise<Dat
     });
     const first = turns[0].input;
     if (
-      turns.length > 1 && first.role === "system" && !first.images && !first.audios
+      turns.length > 1 && first.role === "system" && !first.images && !first.audios && !first.videos
     ) {
       const system = first.texts.join("\n");
       turns.shift();

@@ -1,7 +1,7 @@
 /**
  * AIPerf's single-turn record fields, shared by `single_turn`, `multi_turn` turns and
  * `random_pool`: `text`/`texts`, `image(s)`, `audio(s)`, `timestamp`/`delay` (ms), `role`,
- * `session_id`, `output_length`, `extra`. Local media paths are read and sent as base64;
+ * `session_id`, `output_length`, `extra`, and `video(s)`. Local media paths are read and sent as base64;
  * URLs and `data:` URLs pass through.
  */
 
@@ -67,6 +67,14 @@ const IMAGE_TYPES: Record<string, string> = {
   ".webp": "image/webp",
 };
 
+const VIDEO_TYPES: Record<string, string> = {
+  ".mp4": "video/mp4",
+  ".webm": "video/webm",
+  ".mov": "video/quicktime",
+  ".mkv": "video/x-matroska",
+  ".avi": "video/x-msvideo",
+};
+
 function isUrl(s: string): boolean {
   return /^(https?:|data:)/i.test(s);
 }
@@ -106,14 +114,22 @@ export function recordTurn(
       if (s.includes(",") || isUrl(s)) return s;
       return `${extname(s).slice(1).toLowerCase() || "wav"},${encodeBase64(readMedia(file, s))}`;
     });
-    if (texts.length + images.length + audios.length === 0) {
+    const videos = strings(rec, "video", "videos", where).map((s) =>
+      isUrl(s)
+        ? s
+        : `data:${VIDEO_TYPES[extname(s).toLowerCase()] ?? "video/mp4"};base64,${
+          encodeBase64(readMedia(file, s))
+        }`
+    );
+    if (texts.length + images.length + audios.length + videos.length === 0) {
       throw new Error(
-        `${where()}expected "text", "texts", "image(s)" or "audio(s)" (the turn's content)`,
+        `${where()}expected "text", "texts", "image(s)", "audio(s)" or "video(s)" (the turn's content)`,
       );
     }
     const turn: RecordTurn = { input: { texts }, origin: `${file}:${line}` };
     if (images.length) turn.input.images = images;
     if (audios.length) turn.input.audios = audios;
+    if (videos.length) turn.input.videos = videos;
     if (rec.role !== undefined) {
       if (typeof rec.role !== "string") throw new Error(`${where()}"role" must be a string`);
       turn.input.role = rec.role;
