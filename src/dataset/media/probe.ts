@@ -6,7 +6,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { mp3Info } from "./mp3.ts";
+import { mp3Info } from "./mp3_info.ts";
 import { type AudioInfo, wavInfo } from "./wav.ts";
 
 /** The media of one request body. */
