@@ -9,6 +9,7 @@ import { join } from "node:path";
 import {
   decodeImage,
   encodeImage,
+  encodeNoisePng,
   IMAGE_MEDIA_TYPE,
   type ImageFormat,
   type Pixels,
@@ -130,16 +131,19 @@ export class ImageMaker {
     const format: ImageFormat = o.imageFormat === "random"
       ? this.rand.pick(["png", "jpeg"] as const)
       : o.imageFormat;
-    let px: Pixels;
+    let bytes: Uint8Array;
     if (this.#picker) {
-      px = resizePixels(this.#picker.next().load(), width, height);
+      bytes = encodeImage(resizePixels(this.#picker.next().load(), width, height), format);
+    } else if (format === "png") {
+      const rgb = new Uint8Array(width * height * 3);
+      fillNoise(rgb, this.rand.u32());
+      bytes = encodeNoisePng(rgb, width, height);
     } else {
       const rgba = new Uint8Array(width * height * 4);
       fillNoise(rgba, this.rand.u32());
       for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
-      px = { width, height, rgba };
+      bytes = encodeImage({ width, height, rgba }, format);
     }
-    const bytes = encodeImage(px, format, this.#picker === null);
     return `data:${IMAGE_MEDIA_TYPE[format]};base64,${
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
     }`;
