@@ -1,7 +1,7 @@
 /**
  * AIPerf's single-turn record fields, shared by `single_turn`, `multi_turn` turns and
  * `random_pool`: `text`/`texts`, `image(s)`, `audio(s)`, `timestamp`/`delay` (ms), `role`,
- * `session_id`, `output_length`, `extra`, and `video(s)`. Local media paths are read and sent as base64;
+ * `session_id`, `output_length`, `extra`, `video(s)` and `image_uuids`. Local media paths are read and sent as base64;
  * URLs and `data:` URLs pass through.
  */
 
@@ -90,6 +90,28 @@ function readMedia(file: string, path: string): Uint8Array {
 }
 
 /**
+ * `image_uuids`: one id per image, in order (vLLM caches a media item under its id), or
+ * undefined when the record has none. Throws when they do not pair one to one with the images.
+ */
+function imageUuids(
+  rec: Record<string, unknown>,
+  images: number,
+  where: () => string,
+): string[] | undefined {
+  const list = rec.image_uuids;
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list) || list.some((x) => typeof x !== "string" || x === "")) {
+    throw new Error(`${where()}"image_uuids" must be a list of non-empty strings`);
+  }
+  if (list.length !== images) {
+    throw new Error(
+      `${where()}"image_uuids" has ${list.length} ids for ${images} image(s); give one per image`,
+    );
+  }
+  return list as string[];
+}
+
+/**
  * The turn a record describes. `file` and `line` are for messages and for resolving local media.
  * Throws a `DatasetError` naming the file, line and field.
  */
@@ -128,6 +150,8 @@ export function recordTurn(
     }
     const turn: RecordTurn = { input: { texts }, origin: `${file}:${line}` };
     if (images.length) turn.input.images = images;
+    const uuids = imageUuids(rec, images.length, where);
+    if (uuids) turn.input.imageUuids = uuids;
     if (audios.length) turn.input.audios = audios;
     if (videos.length) turn.input.videos = videos;
     if (rec.role !== undefined) {

@@ -78,7 +78,12 @@ function chatContent(turn: TurnInput): string | JsonObject[] {
   if (isPlainText(turn)) return turn.texts[0];
   return [
     ...turn.texts.map((text) => ({ type: "text", text })),
-    ...(turn.images ?? []).map((url) => ({ type: "image_url", image_url: { url } })),
+    ...(turn.images ?? []).map((url, i) => {
+      const uuid = turn.imageUuids?.[i];
+      return uuid
+        ? { type: "image_url", image_url: { url }, uuid }
+        : { type: "image_url", image_url: { url } };
+    }),
     ...(turn.audios ?? []).map((a) => ({ type: "input_audio", input_audio: audioClip(a) })),
     ...(turn.videos ?? []).map((url) => ({ type: "video_url", video_url: { url } })),
   ];

@@ -13,6 +13,11 @@ export interface TurnInput {
   images?: string[];
   /** Audio clips as `format,base64` (AIPerf's spelling), or bare base64 (taken as wav). */
   audios?: string[];
+  /**
+   * One id per image, in order (a dataset's `image_uuids`): chat sends each as its image part's
+   * `uuid`, under which vLLM caches the processed image.
+   */
+  imageUuids?: string[];
   /** Video URLs or `data:` URLs (chat's `video_url`). */
   videos?: string[];
   /** The speaker of this turn; default "user". */
