@@ -3,7 +3,7 @@
  * `--custom-dataset-type inputs_json`.
  */
 
-import { writeArtifactParts } from "./artifact.ts";
+import { writeArtifact, writeArtifactParts } from "./artifact.ts";
 
 /** The bodies sent for one session, in turn order. */
 export interface SessionPayloads {
@@ -56,5 +56,13 @@ function* inputsJsonParts(sessions: SessionPayloads[]): Generator<string> {
  * media may add up to more than one string can hold.
  */
 export async function writeInputsJson(path: string, sessions: SessionPayloads[]): Promise<void> {
-  await writeArtifactParts(path, inputsJsonParts(sessions));
+  const parts = [...inputsJsonParts(sessions)];
+  let length = 0;
+  for (const p of parts) length += p.length;
+  // One write, as any artifact, unless the text is too long for one string.
+  if (length < ONE_STRING) await writeArtifact(path, parts.join(""));
+  else await writeArtifactParts(path, parts);
 }
+
+/** Text longer than this is written in pieces (V8's longest string is about 512 Mi characters). */
+const ONE_STRING = 256 * 2 ** 20;
