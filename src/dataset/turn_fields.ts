@@ -125,7 +125,8 @@ export function recordTurn(
   try {
     const texts = strings(rec, "text", "texts", where);
     const images = strings(rec, "image", "images", where).map((s) =>
-      isUrl(s)
+      // An empty image is a reference to one the server cached under its id (`image_uuids`).
+      isUrl(s) || (s === "" && rec.image_uuids !== undefined)
         ? s
         : `data:${IMAGE_TYPES[extname(s).toLowerCase()] ?? "image/png"};base64,${
           encodeBase64(readMedia(file, s))
