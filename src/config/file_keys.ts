@@ -119,6 +119,35 @@ function only(want: unknown, feature: string) {
   };
 }
 
+/** A list of values (`[16, 44.1]`) or one, as the strings a list option takes. */
+function list(v: unknown): string[] {
+  return (Array.isArray(v) ? v : [v]).map((x) => String(scalar(x)));
+}
+
+/** The synthetic images and audio of `dataset.images` / `dataset.audio` (AIPerf's templates). */
+function mediaKeys(): YamlKey[] {
+  const I = "benchmark.dataset.images";
+  const A = "benchmark.dataset.audio";
+  return [
+    { path: `${I}.batch_size`, option: "imageBatchSize", convert: scalar },
+    { path: `${I}.width`, option: "imageWidthMean", convert: dist("mean") },
+    { path: `${I}.width`, option: "imageWidthStddev", convert: dist("stddev") },
+    { path: `${I}.height`, option: "imageHeightMean", convert: dist("mean") },
+    { path: `${I}.height`, option: "imageHeightStddev", convert: dist("stddev") },
+    { path: `${I}.format`, option: "imageFormat", convert: scalar },
+    { path: `${I}.source`, option: "imageSource", convert: scalar },
+    { path: `${I}.source_sampling`, option: "imageSourceSampling", convert: scalar },
+    { path: `${A}.batch_size`, option: "audioBatchSize", convert: scalar },
+    { path: `${A}.length`, option: "audioLengthMean", convert: dist("mean") },
+    { path: `${A}.length`, option: "audioLengthStddev", convert: dist("stddev") },
+    { path: `${A}.format`, option: "audioFormat", convert: scalar },
+    { path: `${A}.sample_rates`, option: "audioSampleRates", convert: list },
+    { path: `${A}.depths`, option: "audioDepths", convert: list },
+    { path: `${A}.channels`, option: "audioNumChannels", convert: scalar },
+    { path: `${A}.num_channels`, option: "audioNumChannels", convert: scalar },
+  ];
+}
+
 const B = "benchmark";
 const P = `${B}.phases.profiling`;
 const W = `${B}.phases.warmup`;
@@ -187,6 +216,7 @@ export const YAML_KEYS: readonly YamlKey[] = [
   { path: `${B}.artifacts.dir`, option: "artifactDir", convert: scalar },
   { path: `${B}.artifacts.slice_duration`, option: "sliceDuration", convert: seconds },
   { path: `${B}.tokenizer.name`, option: "tokenizer", convert: scalar },
+  ...mediaKeys(),
   {
     path: `${B}.slos`,
     option: "goodput",
@@ -246,7 +276,7 @@ export const NOT_YET_KEYS: readonly NotYetKey[] = [
   { path: `${B}.runtime`, feature: "runtime settings", isDefault: empty },
   { path: `${B}.logging`, feature: "logging settings", isDefault: empty },
   { path: `${D}.records`, feature: "inline dataset records", isDefault: empty },
-  ...["images", "audio", "video"].map((m) => ({
+  ...["video"].map((m) => ({
     path: `${D}.${m}`,
     feature: `synthetic ${m}`,
     isDefault: (v: unknown) => empty(v) || (isMap(v) && v.batch_size === 0),

@@ -127,6 +127,8 @@ export interface LoadContext {
   outputTokensMean?: number;
   /** `--osl-stddev`: the spread of those draws (0: exactly the mean). */
   outputTokensStddev?: number;
+  /** `--uuid-and-strip`: a session's repeated images (by `image_uuids` id) go out as ids alone. */
+  uuidAndStrip?: boolean;
 }
 
 /**

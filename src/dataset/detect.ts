@@ -154,7 +154,9 @@ function lookalike(rec: Record<string, unknown>): string | null {
   if ("input_length" in rec || "hash_ids" in rec || "text_input" in rec) return "mooncake_trace";
   if ("captureData" in rec) return "sagemaker_data_capture";
   if ("chat_id" in rec && "parent_chat_id" in rec) return "bailian_trace";
-  if (["text", "texts", "image", "images", "audio", "audios"].some((k) => k in rec)) {
+  if (
+    ["text", "texts", "image", "images", "audio", "audios", "video", "videos"].some((k) => k in rec)
+  ) {
     return "single_turn";
   }
   return null;

@@ -5,6 +5,7 @@
  */
 
 import type { ProfileConfig } from "../config/options.ts";
+import { ConfigError } from "../config/parse.ts";
 import { readEnv } from "../util/env.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import type { BodyFormat } from "./build.ts";
@@ -44,7 +45,13 @@ export async function datasetForRun(
     numConversations: config.numConversations,
     outputTokensMean: config.osl,
     outputTokensStddev: config.oslStddev,
+    uuidAndStrip: config.uuidAndStrip,
   };
+  if (config.uuidAndStrip && endpoint.type !== "chat") {
+    throw new ConfigError(
+      `--uuid-and-strip sends image ids in chat image parts; it cannot apply to --endpoint-type ${endpoint.type}`,
+    );
+  }
   if (config.publicDataset !== undefined) {
     // A local copy only: the given --input-file or the cache; never a download.
     const file = await resolvePublicDataset(config.publicDataset, {

@@ -7,6 +7,7 @@
 
 import { applyOutputLength, buildConversation, type LoadContext, requireFormat } from "./build.ts";
 import { datasetError } from "./errors.ts";
+import { stripRepeatedImages } from "./image_uuids.ts";
 import { forEachLine } from "./lines.ts";
 import { fileStem } from "./paths.ts";
 import { parseRecord, recordTurn } from "./turn_fields.ts";
@@ -33,13 +34,14 @@ export async function loadMultiTurn(path: string, ctx: LoadContext): Promise<Dat
     });
     const first = turns[0].input;
     if (
-      turns.length > 1 && first.role === "system" && !first.images && !first.audios
+      turns.length > 1 && first.role === "system" && !first.images && !first.audios && !first.videos
     ) {
       const system = first.texts.join("\n");
       turns.shift();
       for (const t of turns) t.input.system = system;
     }
     applyOutputLength(turns, ctx);
+    if (ctx.uuidAndStrip) stripRepeatedImages(turns);
     const id = rec.session_id === undefined ? `${stem}-${line}` : String(rec.session_id);
     conversations.push(buildConversation(format, id, turns, path));
   });

@@ -61,9 +61,17 @@ function merge(picked: RecordTurn[]): PromptTurn {
     texts: picked.flatMap((p) => p.input.texts),
     images: picked.flatMap((p) => p.input.images ?? []),
     audios: picked.flatMap((p) => p.input.audios ?? []),
+    videos: picked.flatMap((p) => p.input.videos ?? []),
   };
+  // Ids stay paired with their images: an entry without ids gives empty ones (no `uuid` sent).
+  if (picked.some((p) => p.input.imageUuids)) {
+    (input as { imageUuids?: string[] }).imageUuids = picked.flatMap((p) =>
+      p.input.imageUuids ?? (p.input.images ?? []).map(() => "")
+    );
+  }
   if (input.images.length === 0) delete (input as { images?: string[] }).images;
   if (input.audios.length === 0) delete (input as { audios?: string[] }).audios;
+  if (input.videos.length === 0) delete (input as { videos?: string[] }).videos;
   const extra = Object.assign({}, ...picked.map((p) => p.extra ?? {}));
   return {
     input,

@@ -7,6 +7,7 @@
 
 import { applyOutputLength, buildConversation, type LoadContext, requireFormat } from "./build.ts";
 import { datasetError } from "./errors.ts";
+import { stripRepeatedImages } from "./image_uuids.ts";
 import { forEachLine } from "./lines.ts";
 import { fileStem } from "./paths.ts";
 import { parseRecord, type RecordTurn, recordTurn } from "./turn_fields.ts";
@@ -30,7 +31,10 @@ export async function loadSingleTurn(path: string, ctx: LoadContext): Promise<Da
   if (sessions.size === 0) {
     throw datasetError(path, "the file is empty: expected one JSON object per line");
   }
-  for (const turns of sessions.values()) applyOutputLength(turns, ctx);
+  for (const turns of sessions.values()) {
+    applyOutputLength(turns, ctx);
+    if (ctx.uuidAndStrip) stripRepeatedImages(turns);
+  }
   return {
     type: SINGLE_TURN,
     source: path,

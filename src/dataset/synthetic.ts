@@ -5,18 +5,23 @@
  * turns, turns per session and delays between them. Everything comes from `--random-seed`.
  */
 
+import { ConfigError } from "../config/parse.ts";
 import { buildConversation, type LoadContext, type PromptTurn, requireFormat } from "./build.ts";
 import { SONNETS } from "./corpus_sonnets.ts";
 import { datasetError } from "./errors.ts";
 import { readText } from "./lines.ts";
 import { PromptSource } from "./prompts.ts";
 import type { Conversation, Dataset } from "./types.ts";
+import { type MediaOptions, wantsMedia } from "./media/wants.ts";
 
 /** The dataset type recorded for generated data. */
 export const SYNTHETIC = "synthetic";
 
-/** The settings of the generator (the `--isl` … `--prompt-corpus` options). */
-export interface SyntheticOptions {
+/**
+ * The settings of the generator (the `--isl` … `--prompt-corpus` options, and the `--image-*`,
+ * `--audio-*` and `--video-*` ones that add media to every turn).
+ */
+export interface SyntheticOptions extends Partial<MediaOptions> {
   isl: number;
   islStddev: number;
   osl?: number;
@@ -92,6 +97,7 @@ export async function generateSynthetic(
   const prefixes = opts.numPrefixPrompts > 0 && opts.prefixPromptLength > 0
     ? Array.from({ length: opts.numPrefixPrompts }, () => gen.prompt(opts.prefixPromptLength))
     : [];
+  const media = await mediaSource(opts, ctx.seed, source);
   const sessions = opts.numConversations ?? opts.numDatasetEntries;
   const conversations: Conversation[] = [];
   for (let s = 0; s < sessions; s++) {
@@ -104,6 +110,7 @@ export async function generateSynthetic(
         text = `${prefixes[Math.floor(gen.random() * prefixes.length)]} ${text}`;
       }
       const turn: PromptTurn = { input: { texts: [text] } };
+      if (media) Object.assign(turn.input, await nextMedia(media, source));
       if (osl !== undefined) turn.input.maxTokens = osl;
       if (system !== undefined) turn.input.system = system;
       if (t > 0 && opts.sessionTurnDelayMean > 0) {
@@ -115,6 +122,33 @@ export async function generateSynthetic(
     conversations.push(buildConversation(format, id, turns, source));
   }
   return { type: SYNTHETIC, source, conversations };
+}
+
+/**
+ * The run's media source, or null when no media option is given (the media code is then not
+ * even loaded). A missing ffmpeg or an MP3 sample rate is the options' fault (`ConfigError`); an
+ * image directory without pictures, the dataset's (`DatasetError`).
+ */
+async function mediaSource(opts: SyntheticOptions, seed: number, source: string) {
+  if (!wantsMedia(opts as MediaOptions)) return null;
+  const { MediaSource, mediaProblem } = await import("./media/mod.ts");
+  const problem = mediaProblem(opts as MediaOptions);
+  if (problem) throw new ConfigError(problem);
+  try {
+    return MediaSource.create(opts as MediaOptions, seed);
+  } catch (err) {
+    throw datasetError(source, (err as Error).message);
+  }
+}
+
+/** The next turn's media; a picture that cannot be read is the dataset's fault. */
+async function nextMedia(media: { next(): Promise<object> }, source: string) {
+  try {
+    return await media.next();
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw datasetError(source, (err as Error).message);
+  }
 }
 
 function lengths(

@@ -1,7 +1,7 @@
 /**
  * AIPerf's single-turn record fields, shared by `single_turn`, `multi_turn` turns and
  * `random_pool`: `text`/`texts`, `image(s)`, `audio(s)`, `timestamp`/`delay` (ms), `role`,
- * `session_id`, `output_length`, `extra`. Local media paths are read and sent as base64;
+ * `session_id`, `output_length`, `extra`, `video(s)` and `image_uuids`. Local media paths are read and sent as base64;
  * URLs and `data:` URLs pass through.
  */
 
@@ -67,6 +67,14 @@ const IMAGE_TYPES: Record<string, string> = {
   ".webp": "image/webp",
 };
 
+const VIDEO_TYPES: Record<string, string> = {
+  ".mp4": "video/mp4",
+  ".webm": "video/webm",
+  ".mov": "video/quicktime",
+  ".mkv": "video/x-matroska",
+  ".avi": "video/x-msvideo",
+};
+
 function isUrl(s: string): boolean {
   return /^(https?:|data:)/i.test(s);
 }
@@ -79,6 +87,28 @@ function readMedia(file: string, path: string): Uint8Array {
   } catch (err) {
     throw new Error(`cannot read media file "${full}": ${(err as Error).message}`);
   }
+}
+
+/**
+ * `image_uuids`: one id per image, in order (vLLM caches a media item under its id), or
+ * undefined when the record has none. Throws when they do not pair one to one with the images.
+ */
+function imageUuids(
+  rec: Record<string, unknown>,
+  images: number,
+  where: () => string,
+): string[] | undefined {
+  const list = rec.image_uuids;
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list) || list.some((x) => typeof x !== "string" || x === "")) {
+    throw new Error(`${where()}"image_uuids" must be a list of non-empty strings`);
+  }
+  if (list.length !== images) {
+    throw new Error(
+      `${where()}"image_uuids" has ${list.length} ids for ${images} image(s); give one per image`,
+    );
+  }
+  return list as string[];
 }
 
 /**
@@ -95,7 +125,8 @@ export function recordTurn(
   try {
     const texts = strings(rec, "text", "texts", where);
     const images = strings(rec, "image", "images", where).map((s) =>
-      isUrl(s)
+      // An empty image is a reference to one the server cached under its id (`image_uuids`).
+      isUrl(s) || (s === "" && rec.image_uuids !== undefined)
         ? s
         : `data:${IMAGE_TYPES[extname(s).toLowerCase()] ?? "image/png"};base64,${
           encodeBase64(readMedia(file, s))
@@ -106,14 +137,24 @@ export function recordTurn(
       if (s.includes(",") || isUrl(s)) return s;
       return `${extname(s).slice(1).toLowerCase() || "wav"},${encodeBase64(readMedia(file, s))}`;
     });
-    if (texts.length + images.length + audios.length === 0) {
+    const videos = strings(rec, "video", "videos", where).map((s) =>
+      isUrl(s)
+        ? s
+        : `data:${VIDEO_TYPES[extname(s).toLowerCase()] ?? "video/mp4"};base64,${
+          encodeBase64(readMedia(file, s))
+        }`
+    );
+    if (texts.length + images.length + audios.length + videos.length === 0) {
       throw new Error(
-        `${where()}expected "text", "texts", "image(s)" or "audio(s)" (the turn's content)`,
+        `${where()}expected "text", "texts", "image(s)", "audio(s)" or "video(s)" (the turn's content)`,
       );
     }
     const turn: RecordTurn = { input: { texts }, origin: `${file}:${line}` };
     if (images.length) turn.input.images = images;
+    const uuids = imageUuids(rec, images.length, where);
+    if (uuids) turn.input.imageUuids = uuids;
     if (audios.length) turn.input.audios = audios;
+    if (videos.length) turn.input.videos = videos;
     if (rec.role !== undefined) {
       if (typeof rec.role !== "string") throw new Error(`${where()}"role" must be a string`);
       turn.input.role = rec.role;

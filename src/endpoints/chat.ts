@@ -70,13 +70,22 @@ export function parseChunk(data: string): Parsed {
   return readCompletion(JSON.parse(data), "delta");
 }
 
-/** The turn's content: a bare string for one text, else text, `image_url` and `input_audio` parts. */
+/**
+ * The turn's content: a bare string for one text, else text, `image_url`, `input_audio` and
+ * `video_url` parts.
+ */
 function chatContent(turn: TurnInput): string | JsonObject[] {
   if (isPlainText(turn)) return turn.texts[0];
   return [
     ...turn.texts.map((text) => ({ type: "text", text })),
-    ...(turn.images ?? []).map((url) => ({ type: "image_url", image_url: { url } })),
+    ...(turn.images ?? []).map((url, i) => {
+      const uuid = turn.imageUuids?.[i];
+      return uuid
+        ? { type: "image_url", image_url: { url }, uuid }
+        : { type: "image_url", image_url: { url } };
+    }),
     ...(turn.audios ?? []).map((a) => ({ type: "input_audio", input_audio: audioClip(a) })),
+    ...(turn.videos ?? []).map((url) => ({ type: "video_url", video_url: { url } })),
   ];
 }
 
@@ -114,6 +123,7 @@ export const chatEndpoint: Endpoint = {
   supportsStreaming: true,
   metricsTitle: "LLM Metrics",
   expectsDoneMarker: true,
+  takesVideo: true,
   formatPayload: formatChatPayload,
   parseResponse(json: unknown): Parsed {
     return readCompletion(json, "message");

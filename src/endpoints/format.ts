@@ -51,5 +51,5 @@ export function flatPrompt(turn: TurnInput): string {
 /** True when a turn is plain text in one piece: APIs then take a bare string as content. */
 export function isPlainText(turn: TurnInput): boolean {
   return turn.texts.length === 1 && (turn.images?.length ?? 0) === 0 &&
-    (turn.audios?.length ?? 0) === 0;
+    (turn.audios?.length ?? 0) === 0 && (turn.videos?.length ?? 0) === 0;
 }

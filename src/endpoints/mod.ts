@@ -105,6 +105,9 @@ export function formatTurn(endpoint: Endpoint, turn: TurnInput, opts: FormatOpti
       `the ${endpoint.type} endpoint sends dataset bodies as they are and cannot build one from a prompt`,
     );
   }
+  if ((turn.videos?.length ?? 0) > 0 && !endpoint.takesVideo) {
+    throw new Error(`the ${endpoint.type} endpoint cannot send videos`);
+  }
   return JSON.stringify(endpoint.formatPayload(turn, opts));
 }
 

@@ -62,7 +62,7 @@ export function templateVariables(turn: TurnInput, opts: FormatOptions): Record<
   const texts = turn.texts;
   const images = turn.images ?? [];
   const audios = turn.audios ?? [];
-  const videos: string[] = (turn as { videos?: string[] }).videos ?? [];
+  const videos = turn.videos ?? [];
   const passages = texts.slice(1);
   return {
     texts,

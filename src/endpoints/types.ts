@@ -13,6 +13,13 @@ export interface TurnInput {
   images?: string[];
   /** Audio clips as `format,base64` (AIPerf's spelling), or bare base64 (taken as wav). */
   audios?: string[];
+  /**
+   * One id per image, in order (a dataset's `image_uuids`): chat sends each as its image part's
+   * `uuid`, under which vLLM caches the processed image.
+   */
+  imageUuids?: string[];
+  /** Video URLs or `data:` URLs (chat's `video_url`). */
+  videos?: string[];
   /** The speaker of this turn; default "user". */
   role?: string;
   /** Most tokens to generate; absent leaves the server's default (Anthropic: 1024). */
@@ -84,6 +91,8 @@ export interface Endpoint {
   producesTokens?: boolean;
   /** How `--streaming` reaches a replayed body; default "key". */
   streamRequest?: StreamRequest;
+  /** The API takes videos in a turn (chat's `video_url`); others refuse a turn that has some. */
+  takesVideo?: boolean;
   /** Builds the JSON body of one turn; absent for endpoints that only replay bodies (raw). Throws on a turn the API cannot carry. */
   formatPayload?(turn: TurnInput, opts: FormatOptions): Record<string, unknown>;
   /**

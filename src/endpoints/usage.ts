@@ -52,6 +52,17 @@ const SYNONYMS: ReadonlyArray<readonly [keyof Usage, readonly Path[]]> = [
   ["promptCacheMissTokens", [
     ["prompt_cache_miss_tokens"],
   ]],
+  ["promptAudioTokens", [
+    ["prompt_tokens_details", "audio_tokens"],
+    ["input_tokens_details", "audio_tokens"],
+  ]],
+  ["completionAudioTokens", [
+    ["completion_tokens_details", "audio_tokens"],
+    ["output_tokens_details", "audio_tokens"],
+  ]],
+  ["promptAudioSeconds", [
+    ["prompt_audio_seconds"], // Mistral; an empty object stands for none
+  ]],
 ];
 
 function isObject(v: unknown): v is Record<string, unknown> {

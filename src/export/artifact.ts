@@ -97,6 +97,37 @@ export async function writeArtifact(path: string, text: string): Promise<void> {
   }
 }
 
+/**
+ * Writes the concatenation of `parts` to `path` as {@link writeArtifact} does, a few megabytes at
+ * a time: for files larger than one string may be (an `inputs.json` of a thousand images).
+ */
+export async function writeArtifactParts(path: string, parts: Iterable<string>): Promise<void> {
+  const CHUNK = 4 << 20;
+  try {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    using file = await Deno.open(path, { write: true, create: true, truncate: true });
+    const encoder = new TextEncoder();
+    let batch: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      const bytes = encoder.encode(batch.join(""));
+      for (let off = 0; off < bytes.length;) off += await file.write(bytes.subarray(off));
+      batch = [];
+      size = 0;
+    };
+    for (const part of parts) {
+      batch.push(part);
+      size += part.length;
+      if (size >= CHUNK) await flush();
+    }
+    if (batch.length) await flush();
+  } catch (e) {
+    const failure = writeFailure(path, e);
+    if (failure instanceof ArtifactError) await removeFile(path);
+    throw failure;
+  }
+}
+
 /** Removes `path` if it is a file (what a failed write left of it); anything else stays. */
 async function removeFile(path: string): Promise<void> {
   try {

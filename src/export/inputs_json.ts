@@ -3,7 +3,7 @@
  * `--custom-dataset-type inputs_json`.
  */
 
-import { writeArtifact } from "./artifact.ts";
+import { writeArtifact, writeArtifactParts } from "./artifact.ts";
 
 /** The bodies sent for one session, in turn order. */
 export interface SessionPayloads {
@@ -28,24 +28,41 @@ function payloadText(text: string): string {
  * replay sends exactly what was sent.
  */
 export function inputsJson(sessions: SessionPayloads[]): string {
-  const parts: string[] = ['{\n  "data": ['];
-  sessions.forEach((s, i) => {
-    parts.push(i === 0 ? "\n" : ",\n");
-    parts.push(`    {\n      "session_id": ${JSON.stringify(s.sessionId)},\n      "payloads": [`);
-    if (s.payloads.length === 0) parts.push("]");
-    else {
-      s.payloads.forEach((p, j) =>
-        parts.push(j === 0 ? "\n        " : ",\n        ", payloadText(p))
-      );
-      parts.push("\n      ]");
-    }
-    parts.push("\n    }");
-  });
-  parts.push(sessions.length === 0 ? "]\n}\n" : "\n  ]\n}\n");
-  return parts.join("");
+  return [...inputsJsonParts(sessions)].join("");
 }
 
-/** Writes `inputs.json` to `path`, creating its directory. */
-export async function writeInputsJson(path: string, sessions: SessionPayloads[]): Promise<void> {
-  await writeArtifact(path, inputsJson(sessions));
+/** The text of `inputs.json` in pieces, in order: what {@link inputsJson} joins. */
+function* inputsJsonParts(sessions: SessionPayloads[]): Generator<string> {
+  yield '{\n  "data": [';
+  for (let i = 0; i < sessions.length; i++) {
+    const s = sessions[i];
+    yield i === 0 ? "\n" : ",\n";
+    yield `    {\n      "session_id": ${JSON.stringify(s.sessionId)},\n      "payloads": [`;
+    if (s.payloads.length === 0) yield "]";
+    else {
+      for (let j = 0; j < s.payloads.length; j++) {
+        yield j === 0 ? "\n        " : ",\n        ";
+        yield payloadText(s.payloads[j]);
+      }
+      yield "\n      ]";
+    }
+    yield "\n    }";
+  }
+  yield sessions.length === 0 ? "]\n}\n" : "\n  ]\n}\n";
 }
+
+/**
+ * Writes `inputs.json` to `path`, creating its directory; in pieces, so that bodies heavy with
+ * media may add up to more than one string can hold.
+ */
+export async function writeInputsJson(path: string, sessions: SessionPayloads[]): Promise<void> {
+  const parts = [...inputsJsonParts(sessions)];
+  let length = 0;
+  for (const p of parts) length += p.length;
+  // One write, as any artifact, unless the text is too long for one string.
+  if (length < ONE_STRING) await writeArtifact(path, parts.join(""));
+  else await writeArtifactParts(path, parts);
+}
+
+/** Text longer than this is written in pieces (V8's longest string is about 512 Mi characters). */
+const ONE_STRING = 256 * 2 ** 20;

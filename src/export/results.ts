@@ -15,6 +15,7 @@ import { ArtifactError, writeArtifact, writeFailure } from "../export/artifact.t
 import { renderConsoleTable } from "../export/console_table.ts";
 import { aiperfInputConfig } from "../export/input_config.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
+import { MediaInputs } from "../export/media_inputs.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
 import { type RunInfo, summaryJson } from "../export/summary_json.ts";
@@ -74,6 +75,7 @@ export class Results {
   #tokenizer: Tokenizer;
   #inputTokens: (number | null)[][];
   #requested: (number | null)[][];
+  #media: MediaInputs;
   /** Turns whose chat input was counted without the chat template, by conversation. */
   #bare: Set<number>[] = [];
   #slices: TimesliceCollector | null;
@@ -98,6 +100,7 @@ export class Results {
       : null;
     this.#inputTokens = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
     this.#requested = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
+    this.#media = new MediaInputs(opts.conversations);
   }
 
   /** The output tokens a turn's body asks for, read once per dataset entry. */
@@ -215,6 +218,7 @@ export class Results {
       requestedOutputTokens: this.#requestedOsl(record.conversationIndex, record.turnIndex),
       checkUsage: this.#checkUsage(record),
       promptComparable: !this.#bare[record.conversationIndex]?.has(record.turnIndex),
+      media: this.#media.of(record.conversationIndex, record.turnIndex),
     });
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.

@@ -26,6 +26,9 @@ const USAGE_FIELDS = Object.keys(
     promptCacheReadTokens: true,
     promptCacheWriteTokens: true,
     promptCacheMissTokens: true,
+    promptAudioTokens: true,
+    completionAudioTokens: true,
+    promptAudioSeconds: true,
   } satisfies Record<keyof Usage, true>,
 ) as (keyof Usage)[];
 

@@ -39,6 +39,7 @@ import {
   REQUEST_THROUGHPUT,
   TOTAL_TOKEN_THROUGHPUT,
 } from "./throughput_metrics.ts";
+import { MEDIA_METRICS } from "./media_metrics.ts";
 import {
   OVERALL_USAGE_PROMPT_CACHE_READ_PCT,
   USAGE_COUNTS,
@@ -101,6 +102,8 @@ export const METRICS: readonly MetricDef[] = [
   ...USAGE_COUNTS,
   ...USAGE_DIFFS,
   USAGE_DISCREPANCY,
+  // Images and audio the request sent, against its latency.
+  ...MEDIA_METRICS,
   // The answer's length against what the request asked for.
   OSL_MISMATCH_DIFF_PCT,
   OSL_MISMATCH,

@@ -1,63 +1,11 @@
 /**
- * Metrics of the media endpoints' answers, named as AIPerf names them: the images an answer
- * carried (`num_images`) and the rate and latency per image they give (`image_throughput`,
- * `image_latency`); a video job's server-reported generation time and peak memory
- * (`video_inference_time`, `video_peak_memory`). Each applies only to requests whose answer
- * said it: the records of other endpoints have none of them.
+ * Metrics of the video generation endpoint's answers, named as AIPerf names them: a video job's
+ * server-reported generation time and peak memory (`video_inference_time`,
+ * `video_peak_memory`). Each applies only to requests whose answer said it. (The images an
+ * answer carried count in `num_images`, media_metrics.ts.)
  */
 
-import { AT, type MetricDef, NS_PER_S, num } from "./metric_def.ts";
-import type { RequestRecord } from "../record/record.ts";
-
-/** Images in the request's answer; undefined when it carried none. */
-function images(rec: RequestRecord): number | undefined {
-  const n = rec.media?.images;
-  return n === undefined || n <= 0 ? undefined : n;
-}
-
-/** Images the answer carried (generated or edited). */
-export const NUM_IMAGES: MetricDef = {
-  tag: "num_images",
-  header: "Number of Images",
-  unit: "images",
-  displayUnit: "images",
-  kind: "record",
-  flags: ["no_console"],
-  displayOrder: 859,
-  record: (rec) => images(rec),
-};
-
-/** Images per second of the request's latency. */
-export const IMAGE_THROUGHPUT: MetricDef = {
-  tag: "image_throughput",
-  header: "Image Throughput",
-  unit: "images/sec",
-  displayUnit: "images/sec",
-  kind: "record",
-  flags: ["larger_is_better"],
-  displayOrder: 860,
-  record: (rec, m) => {
-    const n = images(rec);
-    const lat = num(m, AT.latency);
-    return n === undefined || lat === undefined || lat <= 0 ? undefined : n / (lat / NS_PER_S);
-  },
-};
-
-/** The request's latency per image. */
-export const IMAGE_LATENCY: MetricDef = {
-  tag: "image_latency",
-  header: "Image Latency",
-  unit: "ms/image",
-  displayUnit: "ms/image",
-  kind: "record",
-  flags: [],
-  displayOrder: 861,
-  record: (rec, m) => {
-    const n = images(rec);
-    const lat = num(m, AT.latency);
-    return n === undefined || lat === undefined ? undefined : lat / 1e6 / n;
-  },
-};
+import { type MetricDef, NS_PER_S } from "./metric_def.ts";
 
 /** The video's generation time as the server reported it (`inference_time_s`). */
 export const VIDEO_INFERENCE_TIME: MetricDef = {
@@ -88,9 +36,6 @@ export const VIDEO_PEAK_MEMORY: MetricDef = {
 
 /** The media answer metrics, in table order. */
 export const MEDIA_ANSWER_METRICS: readonly MetricDef[] = [
-  NUM_IMAGES,
-  IMAGE_THROUGHPUT,
-  IMAGE_LATENCY,
   VIDEO_INFERENCE_TIME,
   VIDEO_PEAK_MEMORY,
 ];

@@ -78,6 +78,11 @@ export interface RecordContext {
    * difference says nothing of the tokenizer. Default true.
    */
   promptComparable?: boolean;
+  /**
+   * The media the request's body carried (images, seconds of input audio), or null/absent for a
+   * body without any: what the image and audio metrics read.
+   */
+  media?: { images: number; audioSeconds: number } | null;
 }
 
 /** Run-level inputs of aggregate and derived metrics, in base units. */

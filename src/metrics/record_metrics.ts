@@ -124,6 +124,7 @@ export function computeRecordValues(rec: RequestRecord, ctx: RecordContext): Rec
   c.requestedOutputTokens = ctx.requestedOutputTokens;
   c.checkUsage = ctx.checkUsage;
   c.promptComparable = ctx.promptComparable;
+  c.media = ctx.media;
   const list = STEPS[stepsIndex(rec.error !== null, !!ctx.streaming, ctx.producesTokens !== false)];
   const steps = list.steps;
   // Definitions read the values above theirs from this array, by position.
@@ -181,6 +182,7 @@ const REFILLED = {
   requestedOutputTokens: true,
   checkUsage: true,
   promptComparable: true,
+  media: true,
 } as const satisfies Record<keyof RecordContext, true>;
 void REFILLED;
 
@@ -195,6 +197,7 @@ const CTX: RecordContext = {
   requestedOutputTokens: undefined,
   checkUsage: undefined,
   promptComparable: undefined,
+  media: undefined,
 };
 
 /** Records with server usage whose answers are all checked against the tokenizer. */

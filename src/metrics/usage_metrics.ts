@@ -70,6 +70,23 @@ export const USAGE_COUNTS: readonly MetricDef[] = [
     1560,
     "promptCacheMissTokens",
   ),
+  usage("usage_prompt_audio_tokens", "Usage Prompt Audio Tokens", 1561, "promptAudioTokens"),
+  usage(
+    "usage_completion_audio_tokens",
+    "Usage Completion Audio Tokens",
+    1562,
+    "completionAudioTokens",
+  ),
+  {
+    ...usage(
+      "usage_prompt_audio_seconds",
+      "Usage Prompt Audio Seconds",
+      1563,
+      "promptAudioSeconds",
+    ),
+    unit: "sec",
+    displayUnit: "sec",
+  },
 ];
 
 /** The server's counts against the tokenizer's, per request, in table order ({@link USAGE_DIFF_TAGS}). */

@@ -33,6 +33,7 @@ import { responses } from "./responses.ts";
 import { imageEdits, imageGenerations } from "./images.ts";
 import { createVideo, getVideo, getVideoContent } from "./videos.ts";
 import type { WireFault } from "./wire.ts";
+import { checkMedia } from "./media_check.ts";
 
 /** Values the server hands the app with each request, and what the app hands back. */
 export interface MockBindings {
@@ -103,6 +104,7 @@ function inference(ctx: MockContext, answer: Answer, errorShape: ErrorShape = op
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       return errorShape(400, "The request body must be a JSON object.");
     }
+    await checkMedia(ctx.stats, text, body);
     const fault = chooseFault(ctx, c.env, errorShape);
     if (fault instanceof Response) return fault;
     let answerFault: AnswerFault | null = null;

@@ -9,6 +9,7 @@ import { seededRandom } from "./rng.ts";
 import { type FaultShare, faultShares } from "./faults.ts";
 import type { PromptCounter } from "./prompt_count.ts";
 import { MockMetrics } from "./metrics.ts";
+import type { MediaStats } from "./media_check.ts";
 
 /** What the mock counted: requests received, by path and by fault injected. */
 export interface MockStats {
@@ -18,6 +19,8 @@ export interface MockStats {
   byPath: Record<string, number>;
   /** Requests that got each fault kind; kinds never injected are absent. */
   faults: Record<string, number>;
+  /** What the media the requests carried decoded to (media_check.ts); absent until some came. */
+  media?: MediaStats;
 }
 
 /** Server-wide state handed to each route. */

@@ -15,6 +15,12 @@ export interface Usage {
   promptCacheWriteTokens?: number;
   /** Prompt tokens that missed the cache (DeepSeek). */
   promptCacheMissTokens?: number;
+  /** Audio tokens of the prompt (`prompt_tokens_details.audio_tokens`). */
+  promptAudioTokens?: number;
+  /** Audio tokens of the answer (`completion_tokens_details.audio_tokens`). */
+  completionAudioTokens?: number;
+  /** Seconds of prompt audio (Mistral's `prompt_audio_seconds`). */
+  promptAudioSeconds?: number;
 }
 
 /**

@@ -221,7 +221,7 @@ multi_run: {num_runs: 1}
 benchmark:
   gpu_telemetry: {enabled: false}
   server_metrics: {enabled: false}
-  dataset: {images: {batch_size: 0}}
+  dataset: {video: {batch_size: 0}}
 `),
     {},
   );
@@ -230,7 +230,7 @@ benchmark:
     ["multiRun: {numRuns: 3}", "multiRun: multi-run confidence"],
     ["benchmark:\n  gpuTelemetry: {enabled: true}", "benchmark.gpuTelemetry: GPU telemetry"],
     ["benchmark:\n  server_metrics: {urls: [x]}", "benchmark.server_metrics: server metrics"],
-    ["benchmark:\n  dataset: {audio: {length: 5}}", "benchmark.dataset.audio: synthetic audio"],
+    ["benchmark:\n  dataset: {video: {width: 64}}", "benchmark.dataset.video: synthetic video"],
     [
       "benchmark:\n  datasets: [{type: synthetic}, {type: synthetic}]",
       "benchmark.datasets[1]: more than one dataset",
@@ -290,8 +290,8 @@ const TEMPLATES = `${REF}/aiperf/src/aiperf/config/templates`;
  */
 const EXAMPLES: Record<string, string> = {
   [`${TEMPLATES}/minimal.yaml`]: "ok",
-  [`${TEMPLATES}/audio_multimodal.yaml`]: "synthetic audio",
-  [`${TEMPLATES}/multimodal_vision.yaml`]: "synthetic images",
+  [`${TEMPLATES}/audio_multimodal.yaml`]: "ok",
+  [`${TEMPLATES}/multimodal_vision.yaml`]: "ok",
   [`${TEMPLATES}/gpu_telemetry.yaml`]: "GPU telemetry",
   [`${TEMPLATES}/sweep_distributions.yaml`]: "multi-run confidence",
   [`${REF}/aiperf-k8s-branch/dev/deploy/test-benchmark-config.yaml`]: "ok",

@@ -52,7 +52,7 @@ Deno.test("AIPerf's flags: refused before anything is sent, or accepted as no-op
         for (
           const flag of [
             ["--num-profile-runs", "3"],
-            ["--image-width-mean", "64"],
+            ["--cache-bust", "system_prefix"],
             ["--accuracy-benchmark", "mmlu"],
           ]
         ) {

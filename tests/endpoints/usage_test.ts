@@ -15,6 +15,8 @@ Deno.test("normalizeUsage: vendor synonyms", async (t) => {
       totalTokens: 150,
       reasoningTokens: 20,
       promptCacheReadTokens: 64,
+      promptAudioTokens: 0,
+      completionAudioTokens: 0,
     }],
     ["Anthropic re-totals the prompt with cache read and creation", {
       input_tokens: 5,

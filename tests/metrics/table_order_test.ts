@@ -130,6 +130,25 @@ const TABLE: [string, string, string, string, string, number, string[]][] = [
     1560,
     ["usage", "larger_is_better", "no_console"],
   ],
+  ["usage_prompt_audio_tokens", "Usage Prompt Audio Tokens", "tokens", "tokens", "record", 1561, [
+    "usage",
+    "larger_is_better",
+    "no_console",
+  ]],
+  [
+    "usage_completion_audio_tokens",
+    "Usage Completion Audio Tokens",
+    "tokens",
+    "tokens",
+    "record",
+    1562,
+    ["usage", "larger_is_better", "no_console"],
+  ],
+  ["usage_prompt_audio_seconds", "Usage Prompt Audio Seconds", "sec", "sec", "record", 1563, [
+    "usage",
+    "larger_is_better",
+    "no_console",
+  ]],
   ["usage_prompt_tokens_diff_pct", "Usage Prompt Tokens Diff", "%", "%", "record", 1570, [
     "no_console",
     "usage",
@@ -151,6 +170,15 @@ const TABLE: [string, string, string, string, string, number, string[]][] = [
     "no_console",
     "usage",
   ]],
+  ["num_images", "Number of Images", "images", "images", "record", 859, ["no_console"]],
+  ["image_throughput", "Image Throughput", "images/sec", "images/sec", "record", 860, [
+    "larger_is_better",
+  ]],
+  ["image_latency", "Image Latency", "ms/image", "ms/image", "record", 861, []],
+  ["audio_duration", "Audio Duration", "sec", "sec", "record", 870, ["no_console"]],
+  ["rtfx", "Inverse Real-Time Factor (RTFx)", "ratio", "ratio", "record", 850, [
+    "larger_is_better",
+  ]],
   ["osl_mismatch_diff_pct", "OSL Mismatch Diff", "%", "%", "record", 1700, [
     "no_console",
     "produces_tokens",
@@ -161,11 +189,6 @@ const TABLE: [string, string, string, string, string, number, string[]][] = [
     "no_console",
     "produces_tokens",
   ]],
-  ["num_images", "Number of Images", "images", "images", "record", 859, ["no_console"]],
-  ["image_throughput", "Image Throughput", "images/sec", "images/sec", "record", 860, [
-    "larger_is_better",
-  ]],
-  ["image_latency", "Image Latency", "ms/image", "ms/image", "record", 861, []],
   ["video_inference_time", "Video Inference Time", "ns", "ms", "record", 310, []],
   ["video_peak_memory", "Video Peak Memory", "MB", "MB", "record", 311, []],
   ["error_isl", "Error Input Sequence Length", "tokens", "tokens", "record", 1610, [

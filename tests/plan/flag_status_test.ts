@@ -31,8 +31,8 @@ Deno.test("a not-yet flag that would change the run stops the plan with one line
     "--num-profile-runs: not supported yet (several profile runs (confidence statistics) are not built yet)",
   );
   assert.match(
-    judge("--image-width-mean", "512") as string,
-    /^--image-width-mean: not supported yet \(/,
+    judge("--cache-bust", "system_prefix") as string,
+    /^--cache-bust: not supported yet \(/,
   );
   assert.match(judge("--export-http-trace") as string, /^--export-http-trace: not supported yet/);
   assert.match(judge("--gpu-telemetry", "pynvml") as string, /^--gpu-telemetry: not supported yet/);
@@ -45,7 +45,7 @@ Deno.test("a not-yet flag given its default or a no-op value is accepted", () =>
       ["--num-profile-runs", "1"],
       ["--no-gpu-telemetry"],
       ["--sweep-type", "grid"],
-      ["--image-batch-size", "1"],
+      ["--batch-size", "1"],
       ["--wait-for-model-mode", "models"],
       ["--no-open-loop-replay", "--open-loop-replay"],
     ]

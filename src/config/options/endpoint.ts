@@ -281,13 +281,14 @@ export const endpointCompatOptions = {
     status: "not-yet",
     why: "starting the server's profiler is not built yet",
   }),
-  uuidAndStrip: compat<boolean>({
+  uuidAndStrip: opt({
     flag: "uuid-and-strip",
     kind: "boolean",
+    schema: z.boolean(),
+    expect: "true or false",
     default: false,
     group: "Endpoint",
-    help: "Send image UUIDs for vLLM's multimodal cache.",
-    status: "not-yet",
-    why: "image inputs are not built yet",
+    help:
+      "Within a session, send an image whose image_uuids id was sent before as its id alone (vLLM's multimodal cache; chat, single_turn and multi_turn files).",
   }),
 } as const;
