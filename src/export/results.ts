@@ -28,6 +28,7 @@ import { countInput } from "../tokenizer/chat_template.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
 import { requestedOutputTokens } from "../metrics/requested_osl.ts";
 import { TimesliceCollector } from "../metrics/timeslices.ts";
+import type { MetricResult, Summary } from "../metrics/summary.ts";
 import { missingUsageWarnings, runWarnings, samplingWarnings } from "../metrics/warnings.ts";
 import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
 import { writeTimeslices } from "../export/timeslices.ts";
@@ -236,7 +237,11 @@ export class Results {
    */
   async finish(
     run: { startNs: bigint; endNs: bigint; wasCancelled: boolean },
-    opts: { color?: boolean } = {},
+    opts: {
+      color?: boolean;
+      /** What the summary gains from outside the records (GPU energy, `telemetry_data`). */
+      extras?: (summary: Summary) => { metrics: MetricResult[]; sections: Record<string, unknown> };
+    } = {},
   ): Promise<RunOutcome> {
     try {
       this.#writer?.close();
@@ -249,11 +254,14 @@ export class Results {
       this.#failed(e);
     }
     const summary = this.aggregator.summary();
+    const extras = opts.extras?.(summary);
+    if (extras) summary.metrics.push(...extras.metrics);
     const info: RunInfo = { ...this.#opts.run, ...run };
     const warmedUp = this.warmup.requestCount + this.warmup.errorCount > 0;
     const json = summaryJson(summary, info, {
       errorSummary: this.aggregator.errorSummary(),
       warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
+      sections: extras?.sections,
     });
     let summaryWritten = true;
     try {

@@ -7,7 +7,8 @@
 import { join } from "node:path";
 import { isoUtc } from "../record/clock.ts";
 import type { Family, MetricType, Series } from "./prometheus.ts";
-import type { EndpointScrapes, ServerMetricsScraper } from "./scraper.ts";
+import type { EndpointScrapes, ServerMetricsScraper, Snapshot } from "./scraper.ts";
+import { serverMetricsJsonl } from "./server_jsonl.ts";
 
 const PCTS = [1, 5, 10, 25, 50, 75, 90, 95, 99];
 
@@ -135,12 +136,34 @@ function histogramStats(
   return { stats, buckets };
 }
 
-/** The `metrics` section: every family of every endpoint, by name. */
-export function aggregateMetrics(endpoints: EndpointScrapes[]): Record<string, ExportMetric> {
+/**
+ * The scrapes of the profiling phase: from its reference (the last scrape at or before its start,
+ * else its first) to its last scrape; all of them when the phase was never marked.
+ */
+export function profileWindow(
+  snapshots: Snapshot[],
+  startNs: bigint | null,
+  endNs: bigint | null,
+): Snapshot[] {
+  if (startNs === null) return snapshots;
+  let from = 0;
+  for (let i = 0; i < snapshots.length; i++) if (snapshots[i].tNs <= startNs) from = i;
+  const end = endNs ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n;
+  return snapshots.slice(from).filter((s, i) => i === 0 || s.tNs <= end);
+}
+
+/**
+ * The `metrics` section: every family of every endpoint, by name, over the profiling window
+ * (`window` picks it; all scrapes when absent).
+ */
+export function aggregateMetrics(
+  endpoints: EndpointScrapes[],
+  window: (snapshots: Snapshot[]) => Snapshot[] = (s) => s,
+): Record<string, ExportMetric> {
   const out: Record<string, ExportMetric> = {};
   for (const e of endpoints) {
     if (!e.ok || e.snapshots.length === 0) continue;
-    const snaps = e.snapshots;
+    const snaps = window(e.snapshots);
     const spanS = Number(snaps[snaps.length - 1].tNs - snaps[0].tNs) / 1e9;
     const names = new Set<string>();
     for (const s of snaps) for (const n of s.families.keys()) names.add(n);
@@ -222,11 +245,14 @@ export function serverMetricsJson(
     summary: {
       endpoints_configured: scraper.endpoints.map((e) => e.url),
       endpoints_successful: scraper.active.map((e) => e.url),
-      start_time: isoUtc(scraper.startNs),
-      end_time: isoUtc(scraper.endNs),
+      start_time: isoUtc(scraper.profileStartNs ?? scraper.startNs),
+      end_time: isoUtc(scraper.profileEndNs ?? scraper.endNs),
       endpoint_info: endpointInfo,
     },
-    metrics: aggregateMetrics(scraper.endpoints),
+    metrics: aggregateMetrics(
+      scraper.endpoints,
+      (s) => profileWindow(s, scraper.profileStartNs, scraper.profileEndNs),
+    ),
     ...(run.inputConfig !== undefined ? { input_config: run.inputConfig } : {}),
   };
 }
@@ -277,7 +303,7 @@ export function serverMetricsName(prefix?: string): string {
 }
 
 /**
- * Writes the formats asked for (json, csv) into the run directory; returns the paths written.
+ * Writes the formats asked for (json, csv, jsonl) into the run directory; returns the paths written.
  * Nothing is written when no endpoint answered.
  */
 export async function writeServerMetrics(
@@ -301,6 +327,11 @@ export async function writeServerMetrics(
       path,
       serverMetricsCsv(doc.metrics as Record<string, ExportMetric>),
     );
+    written.push(path);
+  }
+  if (formats.includes("jsonl")) {
+    const path = join(dir, `${name}.jsonl`);
+    await Deno.writeTextFile(path, serverMetricsJsonl(scraper.endpoints));
     written.push(path);
   }
   return written;

@@ -121,8 +121,12 @@ function twoScrapes(): EndpointScrapes {
     firstFetchNs: 0n,
     lastFetchNs: 1_000_000_000n,
     snapshots: [
-      { tNs: 0n, families: parseExposition(text(1, 100, [5, 5, 5, 0.2]))! },
-      { tNs: 1_000_000_000n, families: parseExposition(text(3, 400, [5, 15, 15, 3.2]))! },
+      { tNs: 0n, sentNs: 0n, families: parseExposition(text(1, 100, [5, 5, 5, 0.2]))! },
+      {
+        tNs: 1_000_000_000n,
+        sentNs: 1_000_000_000n,
+        families: parseExposition(text(3, 400, [5, 15, 15, 3.2]))!,
+      },
     ],
   };
 }
