@@ -174,6 +174,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       : 0,
   });
   const results = await Results.open(resultsOptions);
+  if (observers.otel) results.onMeasured((r, v) => observers.otel?.add(r, v));
   // The API's modules (Hono, its schemas) load only when it is asked for.
   const api: ApiServer | null = config.apiPort === undefined
     ? null
@@ -292,7 +293,6 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
       await run.observers.phaseStart(spec.plan.phase);
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
         for (const r of records) results.add(r);
-        run.observers.add(records);
         if (trace) { for (const r of records) io.stderr(traceLine(r)); }
       });
       await run.observers.phaseEnd(spec.plan.phase);

@@ -204,6 +204,16 @@ export class Results {
     return inUsageSample(this.#usageRecords++);
   }
 
+  #measured: ((record: RequestRecord, values: RecordValues) => void) | null = null;
+
+  /**
+   * Hands every measured request (warmup's too) and its values to `fn`, as they are measured:
+   * for what reads the run as it goes (the OpenTelemetry push). No cost when none is set.
+   */
+  onMeasured(fn: (record: RequestRecord, values: RecordValues) => void): void {
+    this.#measured = fn;
+  }
+
   /** Measures, records and aggregates one finished request. */
   add(record: RequestRecord): void {
     const values = computeRecordValues(record, {
@@ -217,6 +227,7 @@ export class Results {
       checkUsage: this.#checkUsage(record),
       promptComparable: !this.#bare[record.conversationIndex]?.has(record.turnIndex),
     });
+    this.#measured?.(record, values);
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.
       this.warmup.addValues(record, values);

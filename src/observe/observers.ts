@@ -9,7 +9,6 @@
 import type { ProfileConfig } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
 import type { MetricResult, Summary } from "../metrics/summary.ts";
-import type { RequestRecord } from "../record/record.ts";
 import { join } from "node:path";
 import { keyMetricsSection } from "./catalog.ts";
 import { parseCustomFields } from "./dcgm.ts";
@@ -104,11 +103,6 @@ export class RunObservers {
     const scrapers = [this.scraper, this.gpu?.scraper].filter((s) => s != null);
     await Promise.all(scrapers.map((s) => s.endProfiling()));
     await this.otel?.stop();
-  }
-
-  /** Finished records, as they arrive on the main thread (only the push reads them). */
-  add(records: RequestRecord[]): void {
-    this.otel?.add(records);
   }
 
   /** Stops every timer (idempotent): after the phases, also when the run failed. */

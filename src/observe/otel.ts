@@ -8,6 +8,7 @@
  * reached costs one warning; the run goes on.
  */
 
+import { AT, type RecordValues } from "../metrics/metric_def.ts";
 import type { RequestRecord } from "../record/record.ts";
 
 /** The semantic conventions' advised bucket bounds. */
@@ -169,12 +170,12 @@ export class OtelPusher {
     this.#timer = setInterval(() => this.#push(), this.#s.intervalMs ?? 1000);
   }
 
-  /** Folds finished records in (profiling records only: warmup stays apart). */
-  add(records: RequestRecord[]): void {
-    for (const r of records) if (r.phase === "profiling") this.#add(r);
-  }
-
-  #add(r: RequestRecord): void {
+  /**
+   * Folds a measured request in (profiling's only: warmup stays apart), from the values the
+   * run's own metrics have: latency, TTFT, ITL and token counts.
+   */
+  add(r: RequestRecord, values: RecordValues): void {
+    if (r.phase !== "profiling") return;
     const base: Record<string, string> = {
       "gen_ai.operation.name": this.#s.operation,
       "gen_ai.request.model": this.#s.model,
@@ -186,20 +187,20 @@ export class OtelPusher {
     if (failed) this.#counts.errors++;
     else this.#counts.completed++;
     const attrs = failed ? { ...base, "error.type": errorType(r) } : base;
-    this.#duration.record(r.endNs / 1e9, attrs);
+    const num = (i: number) => {
+      const v = i >= 0 ? values[i] : undefined;
+      return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+    };
+    this.#duration.record((num(AT.latency) ?? r.endNs) / 1e9, attrs);
     if (failed) return;
-    const n = r.responseNs.length;
-    if (n > 0) this.#ttft.record(r.responseNs[0] / 1e9, base);
-    const out = r.usage?.completionTokens ?? n;
-    if (n > 1 && out > 1) {
-      this.#itl.record((r.responseNs[n - 1] - r.responseNs[0]) / 1e9 / (out - 1), base);
-    }
-    if (r.usage?.promptTokens !== undefined) {
-      this.#tokens.record(r.usage.promptTokens, { ...base, "gen_ai.token.type": "input" });
-    }
-    if (r.usage?.completionTokens !== undefined) {
-      this.#tokens.record(r.usage.completionTokens, { ...base, "gen_ai.token.type": "output" });
-    }
+    const ttft = num(AT.ttft);
+    if (ttft !== undefined) this.#ttft.record(ttft / 1e9, base);
+    const itl = num(AT.itl);
+    if (itl !== undefined) this.#itl.record(itl / 1e9, base);
+    const isl = num(AT.isl);
+    if (isl !== undefined) this.#tokens.record(isl, { ...base, "gen_ai.token.type": "input" });
+    const osl = num(AT.osl);
+    if (osl !== undefined) this.#tokens.record(osl, { ...base, "gen_ai.token.type": "output" });
   }
 
   /** Stops the timer and makes a last push with the final figures. */
