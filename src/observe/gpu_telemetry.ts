@@ -59,12 +59,21 @@ export class GpuTelemetry {
   readonly fields: Record<string, DcgmField>;
   readonly show: boolean;
 
-  constructor(settings: GpuTelemetrySettings, warn: (line: string) => void) {
-    const urls = [...new Set([...DEFAULT_DCGM_URLS, ...settings.urls])];
+  /**
+   * `defaults`: the exporters tried on chance (AIPerf's two; the caller leaves out those a proxy
+   * would be asked for: they are this machine's).
+   */
+  constructor(
+    settings: GpuTelemetrySettings,
+    warn: (line: string) => void,
+    defaults: readonly string[] = DEFAULT_DCGM_URLS,
+  ) {
+    const urls = [...new Set([...defaults, ...settings.urls])];
     const given = new Set(settings.urls);
     this.scraper = new ServerMetricsScraper(urls, warn, {
-      quiet: new Set(DEFAULT_DCGM_URLS.filter((u) => !given.has(u))),
+      quiet: new Set(defaults.filter((u) => !given.has(u))),
       what: "GPU telemetry",
+      prometheusFallback: false,
     });
     this.fields = { ...DCGM_FIELDS, ...settings.customFields };
     this.show = settings.show;

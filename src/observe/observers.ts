@@ -11,7 +11,9 @@ import { ConfigError } from "../config/parse.ts";
 import type { MetricResult, Summary } from "../metrics/summary.ts";
 import { join } from "node:path";
 import { keyMetricsSection } from "./catalog.ts";
-import { parseCustomFields } from "./dcgm.ts";
+import { DEFAULT_DCGM_URLS, parseCustomFields } from "./dcgm.ts";
+import { proxySettings, proxyUrlFor } from "../transport/proxy.ts";
+import { readEnv } from "../util/env.ts";
 import { energyMetrics, type RunFigures } from "./energy.ts";
 import {
   aggregateMetrics,
@@ -63,9 +65,16 @@ export class RunObservers {
     let gpu: GpuTelemetry | null = null;
     if (!config.noGpuTelemetry) {
       try {
+        // fetch would ask a proxy of the environment for this machine's exporters: not tried.
+        const proxies = proxySettings(readEnv);
+        const direct = DEFAULT_DCGM_URLS.filter((u) => {
+          const x = new URL(u);
+          return proxyUrlFor(proxies, x.protocol, x.hostname, Number(x.port)) === null;
+        });
         gpu = new GpuTelemetry(
           gpuTelemetrySettings(config.gpuTelemetry, Deno.readTextFileSync, parseCustomFields),
           ctx.warn,
+          direct,
         );
       } catch (e) {
         throw new ConfigError((e as Error).message);

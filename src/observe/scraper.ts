@@ -29,6 +29,8 @@ export interface ScraperOptions {
   headers?: Record<string, string>;
   /** What the warning calls the endpoints (`server metrics`, `GPU telemetry`). */
   what?: string;
+  /** Try TensorRT-LLM's `/prometheus/metrics` when `/metrics` is no Prometheus text (default). */
+  prometheusFallback?: boolean;
 }
 
 /** What was collected from one endpoint. */
@@ -110,6 +112,7 @@ export class ServerMetricsScraper {
   #quiet: ReadonlySet<string>;
   #headers: Record<string, string>;
   #what: string;
+  #fallback: boolean;
 
   constructor(
     urls: string[],
@@ -121,6 +124,7 @@ export class ServerMetricsScraper {
     this.#quiet = o.quiet ?? new Set();
     this.#headers = o.headers ?? {};
     this.#what = o.what ?? "server metrics";
+    this.#fallback = o.prometheusFallback ?? true;
     this.endpoints = urls.map((given) => ({
       ...withoutCredentials(given),
       ok: true,
@@ -203,7 +207,7 @@ export class ServerMetricsScraper {
     let [families, problem] = await this.#fetch(e.url, e.authorization);
     // TensorRT-LLM answers `/metrics` with JSON iteration stats and serves Prometheus text at
     // `/prometheus/metrics`: tried once, as AIPerf does, and kept when it answers.
-    const alt = first && families === null ? prometheusAlternative(e.url) : null;
+    const alt = first && families === null && this.#fallback ? prometheusAlternative(e.url) : null;
     if (alt !== null) {
       const [altFamilies] = await this.#fetch(alt, e.authorization);
       if (altFamilies !== null) {
