@@ -164,3 +164,19 @@ Deno.test("GPU telemetry: a given exporter that does not answer costs one warnin
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("GPU telemetry: a bad custom-fields CSV is a config error before anything is sent", async () => {
+  const server = await startMockServer({ outputTokens: 4 });
+  const dir = await Deno.makeTempDir();
+  try {
+    const csv = join(dir, "fields.csv");
+    await Deno.writeTextFile(csv, "# fields\nDCGM_FI_DEV_GPU_UTIL gauge GPU utilization\n");
+    const res = await runCli(args(server.url, dir, "--request-count", "4", "--gpu-telemetry", csv));
+    assert.equal(res.code, 2, res.stderr);
+    assert.match(res.stderr, /--gpu-telemetry .*fields\.csv: line 2: expected "DCGM_FI_FIELD/);
+    assert.equal(server.stats().requests, 0);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
