@@ -101,7 +101,10 @@ export function parseExposition(text: string): Map<string, Family> | null {
       const base = compositeBase(lib.name, composite);
       if (base === null) {
         const type = lowerType(lib.type, declared.get(lib.name));
-        const f = familyOf(lib.name, type, lib.help || (helps.get(lib.name) ?? ""));
+        // A counter's family is named without its samples' `_total`, as AIPerf (and Prometheus'
+        // own client) names it: `vllm:generation_tokens_total` is `vllm:generation_tokens`.
+        const family = type === "counter" ? lib.name.replace(/_total$/, "") : lib.name;
+        const f = familyOf(family, type, lib.help || (helps.get(lib.name) ?? ""));
         f.series.set(labelKey(labels), { labels, value });
         continue;
       }

@@ -66,7 +66,7 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     assert.equal(ttft.series[0].stats.count, 48);
     const p50 = ttft.series[0].stats.p50_estimate;
     assert.ok(p50 >= 0.25 && p50 <= 0.5, `TTFT p50 estimate ${p50}`);
-    const gen = metrics["vllm:generation_tokens_total"].series[0].stats;
+    const gen = metrics["vllm:generation_tokens"].series[0].stats;
     assert.equal(gen.total, 48 * 16);
     const summary = JSON.parse(
       await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")),
@@ -80,7 +80,7 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     const rateDiff = Math.abs(gen.rate - throughput) / throughput;
     assert.ok(rateDiff < 0.05, `exported rate ${gen.rate} vs reprise ${throughput} tokens/s`);
     const csv = await Deno.readTextFile(join(runDir, "server_metrics_export.csv"));
-    assert.match(csv, /vllm:generation_tokens_total/);
+    assert.match(csv, /,vllm:generation_tokens,/);
     assert.equal(csv.split("\n\n").length >= 3, true, csv);
   } finally {
     await server.close();
@@ -175,14 +175,12 @@ Deno.test("server metrics: warmup stays out of the statistics, jsonl keeps every
     const doc = JSON.parse(await Deno.readTextFile(join(runDir, "server_metrics_export.json")));
     const metrics = doc.metrics as Metrics;
     // Profiling only: 12 answers of 16 tokens, none of the 6 warmup answers.
-    assert.equal(metrics["vllm:generation_tokens_total"].series[0].stats.total, 12 * 16);
+    assert.equal(metrics["vllm:generation_tokens"].series[0].stats.total, 12 * 16);
     assert.equal(metrics["vllm:time_to_first_token_seconds"].series[0].stats.count, 12);
     assert.equal(existsSync(join(runDir, "server_metrics_export.csv")), false);
     const lines = (await Deno.readTextFile(join(runDir, "server_metrics_export.jsonl")))
       .trim().split("\n").map((l) => JSON.parse(l));
-    const generated = lines.map((l) =>
-      l.metrics["vllm:generation_tokens_total"][0].value as number
-    );
+    const generated = lines.map((l) => l.metrics["vllm:generation_tokens"][0].value as number);
     // The series starts before warmup and ends after profiling.
     assert.equal(generated[0], 0);
     assert.equal(generated.at(-1), 18 * 16);
@@ -228,7 +226,7 @@ Deno.test("server metrics: the mock in SGLang's names exports SGLang's families"
     assert.deepEqual(metrics["sglang:num_running_reqs"].series[0].labels, {
       model_name: "mock-model",
     });
-    assert.equal(metrics["sglang:generation_tokens_total"].series[0].stats.total, 12 * 16);
+    assert.equal(metrics["sglang:generation_tokens"].series[0].stats.total, 12 * 16);
     assert.equal(metrics["sglang:time_to_first_token_seconds"].type, "histogram");
     assert.match(res.stdout, /Requests running: avg [\d.]+, max 3\.00 \(sglang:num_running_reqs\)/);
   } finally {

@@ -46,9 +46,9 @@ Deno.test("vLLM exposition: key metrics exported with their types and labels", (
   assert.equal(m["vllm:num_requests_running"].type, "gauge");
   assert.deepEqual(m["vllm:num_requests_running"].series[0].labels, labels);
   assert.equal(m["vllm:kv_cache_usage_perc"].series[0].stats.max, 0.72);
-  assert.equal(m["vllm:generation_tokens_total"].type, "counter");
-  assert.equal(m["vllm:generation_tokens_total"].series[0].stats.total, 150000);
-  const success = m["vllm:request_success_total"].series;
+  assert.equal(m["vllm:generation_tokens"].type, "counter");
+  assert.equal(m["vllm:generation_tokens"].series[0].stats.total, 150000);
+  const success = m["vllm:request_success"].series;
   assert.deepEqual(success.map((s) => s.labels?.finished_reason).sort(), ["length", "stop"]);
   const ttft = m["vllm:time_to_first_token_seconds"];
   assert.equal(ttft.type, "histogram");
@@ -56,7 +56,10 @@ Deno.test("vLLM exposition: key metrics exported with their types and labels", (
   assert.equal(ttft.series[0].stats.count, 1520);
   assert.equal(ttft.unit, "seconds");
   // Prefix cache: 5000 of 20000 queried tokens hit, over the phase.
-  assert.match(roleLine(m, "prefix_hit_rate")!, /25\.0 % \(vllm:prefix_cache_hits_total/);
+  assert.match(
+    roleLine(m, "prefix_hit_rate")!,
+    /25\.0 % \(vllm:prefix_cache_hits \/ vllm:prefix_cache_queries\)/,
+  );
   assert.match(roleLine(m, "queue_time")!, /vllm:request_queue_time_seconds/);
   assert.match(roleLine(m, "tokens_per_second")!, /^Generated tokens\/s: 150000 /);
 });
@@ -66,7 +69,7 @@ Deno.test("TensorRT-LLM exposition: key metrics exported with their types and la
   const labels = { engine_type: "pytorch", model_name: "llama" };
   assert.equal(m["trtllm_num_requests_running"].type, "gauge");
   assert.deepEqual(m["trtllm_num_requests_waiting"].series[0].labels, labels);
-  assert.equal(m["trtllm_generation_tokens_total"].series[0].stats.total, 180000);
+  assert.equal(m["trtllm_generation_tokens"].series[0].stats.total, 180000);
   assert.equal(m["trtllm_time_to_first_token_seconds"].type, "histogram");
   assert.equal(m["trtllm_time_to_first_token_seconds"].series[0].stats.count, 1400);
   const section = keyMetricsSection(m);
@@ -85,7 +88,7 @@ Deno.test("Dynamo exposition: key metrics exported with their types and labels",
   assert.deepEqual(m["dynamo_frontend_inflight_requests"].series[0].labels, {
     model: "qwen/qwen3-0.6b",
   });
-  const requests = m["dynamo_frontend_requests_total"].series[0];
+  const requests = m["dynamo_frontend_requests"].series[0];
   assert.equal(requests.labels?.status, "success");
   assert.equal(requests.labels?.error_type, "");
   assert.equal(m["dynamo_frontend_time_to_first_token_seconds"].series[0].stats.count, 880);
