@@ -6,27 +6,14 @@
 
 import { join } from "node:path";
 import { isoUtc } from "../record/clock.ts";
-import type { Family, MetricType, Series } from "./prometheus.ts";
+import type { Family, Series } from "./prometheus.ts";
 import type { EndpointScrapes, ServerMetricsScraper, Snapshot } from "./scraper.ts";
+import type { ExportMetric, ExportSeries } from "./export_types.ts";
+export type { ExportMetric, ExportSeries } from "./export_types.ts";
+import { serverMetricsCsv } from "./server_csv.ts";
 import { serverMetricsJsonl } from "./server_jsonl.ts";
 
 const PCTS = [1, 5, 10, 25, 50, 75, 90, 95, 99];
-
-/** One exported series: where it came from, its labels and its statistics. */
-export interface ExportSeries {
-  endpoint_url: string;
-  labels: Record<string, string> | null;
-  stats: Record<string, number>;
-  buckets?: Record<string, number>;
-}
-
-/** One exported metric: its type, description and series. */
-export interface ExportMetric {
-  type: MetricType;
-  description: string;
-  unit: string | null;
-  series: ExportSeries[];
-}
 
 /** Exact percentile with linear interpolation (NumPy's default). */
 function percentile(sorted: number[], p: number): number {
@@ -257,41 +244,6 @@ export function serverMetricsJson(
   };
 }
 
-function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? "" : String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-/** The CSV export: one section per type (blank line between), labels as columns. */
-export function serverMetricsCsv(metrics: Record<string, ExportMetric>): string {
-  const sections: string[] = [];
-  for (const type of ["gauge", "counter", "histogram", "summary", "unknown"] as const) {
-    const rows: [string, ExportMetric, ExportSeries][] = [];
-    for (const [name, m] of Object.entries(metrics)) {
-      if (m.type === type) { for (const s of m.series) rows.push([name, m, s]); }
-    }
-    if (rows.length === 0) continue;
-    const labelCols = [...new Set(rows.flatMap(([, , s]) => Object.keys(s.labels ?? {})))].sort();
-    const statCols = [...new Set(rows.flatMap(([, , s]) => Object.keys(s.stats)))];
-    const lines = [
-      ["endpoint_url", "metric", "unit", ...labelCols, ...statCols].map(csvCell).join(","),
-    ];
-    for (const [name, m, s] of rows) {
-      lines.push(
-        [
-          s.endpoint_url,
-          name,
-          m.unit,
-          ...labelCols.map((c) => s.labels?.[c]),
-          ...statCols.map((c) => s.stats[c]),
-        ].map(csvCell).join(","),
-      );
-    }
-    sections.push(lines.join("\n"));
-  }
-  return sections.join("\n\n") + "\n";
-}
-
 /**
  * The files' base name: `server_metrics_export`, or `<prefix>_server_metrics` under
  * `--profile-export-prefix` (its extension stripped), as AIPerf names them.
@@ -325,7 +277,7 @@ export async function writeServerMetrics(
     const path = join(dir, `${name}.csv`);
     await Deno.writeTextFile(
       path,
-      serverMetricsCsv(doc.metrics as Record<string, ExportMetric>),
+      serverMetricsCsv(doc.metrics as Record<string, ExportMetric>, run),
     );
     written.push(path);
   }

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { parseExposition } from "../../src/observe/prometheus.ts";
 import { aggregateMetrics } from "../../src/observe/export.ts";
 import { keyMetricsSection, roleLine } from "../../src/observe/catalog.ts";
+import { serverMetricsCsv } from "../../src/observe/server_csv.ts";
 import type { EndpointScrapes } from "../../src/observe/scraper.ts";
 import { prometheusAlternative, ServerMetricsScraper } from "../../src/observe/scraper.ts";
 import { REFERENCE } from "../_reference.ts";
@@ -207,4 +208,32 @@ Deno.test("credentials in a scrape URL become a Basic header and leave the URL",
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("CSV export: AIPerf's header block, sections by type, labels as columns", () => {
+  const m = aggregateMetrics([scrapes(fixture("vllm.prom"), 2)]);
+  const csv = serverMetricsCsv(m, { version: "9.9", benchmarkId: "abc" });
+  const [head, ...sections] = csv.split("\n\n");
+  const lines = head.split("\n");
+  assert.deepEqual(lines.slice(0, 4), [
+    "# AIPerf Server Metrics Export (CSV)",
+    "# aiperf_version: 9.9",
+    "# schema_version: 1.0",
+    "# benchmark_id: abc",
+  ]);
+  assert.equal(
+    lines[6],
+    "Endpoint,Type,Metric,Unit,avg,min,max,std,p1,p5,p10,p25,p50,p75,p90,p95,p99,engine,model_name,Description",
+  );
+  const kv = lines.find((l) => l.includes("vllm:kv_cache_usage_perc"))!.split(",");
+  assert.deepEqual(kv.slice(0, 5), ["h", "gauge", "vllm:kv_cache_usage_perc", "percent", "0.7200"]);
+  assert.deepEqual(kv.slice(-3, -1), ["0", "Qwen/Qwen3-0.6B"]);
+  const counters = sections[0].split("\n");
+  assert.match(counters[0], /^Endpoint,Type,Metric,Unit,total,rate,rate_avg,.*,finished_reason,/);
+  assert.ok(counters.some((l) => l.startsWith("h,counter,vllm:request_success,")));
+  const histograms = sections[1].split("\n");
+  assert.match(histograms[0], /,Description,buckets$/);
+  const ttft = histograms.find((l) => l.includes("vllm:time_to_first_token_seconds"))!;
+  assert.match(ttft, /^h,histogram,vllm:time_to_first_token_seconds,seconds,1520,/);
+  assert.match(ttft, /,0\.01=145;0\.1=1498;\+Inf=1520$/);
 });
