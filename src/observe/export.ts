@@ -216,13 +216,25 @@ export function serverMetricsJson(
     const s = e.snapshots;
     const first = s[0]?.tNs ?? 0n;
     const last = s[s.length - 1]?.tNs ?? 0n;
+    const gaps: number[] = [];
+    for (let i = 1; i < s.length; i++) gaps.push(Number(s[i].tNs - s[i - 1].tNs) / 1e6);
+    gaps.sort((a, b) => a - b);
+    const mid = gaps.length >> 1;
     endpointInfo[e.url] = {
       total_fetches: e.fetches,
       first_fetch_ns: Number(e.firstFetchNs ?? 0n),
       last_fetch_ns: Number(e.lastFetchNs ?? 0n),
       avg_fetch_latency_ms: e.fetches > 0 ? e.latencyMs / e.fetches : 0,
       unique_updates: s.length,
+      first_update_ns: Number(first),
+      last_update_ns: Number(last),
       duration_seconds: Number(last - first) / 1e9,
+      avg_update_interval_ms: gaps.length > 0 ? gaps.reduce((a, b) => a + b, 0) / gaps.length : 0,
+      median_update_interval_ms: gaps.length === 0
+        ? 0
+        : gaps.length % 2 === 1
+        ? gaps[mid]
+        : (gaps[mid - 1] + gaps[mid]) / 2,
     };
   }
   return {

@@ -56,6 +56,9 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     const doc = JSON.parse(await Deno.readTextFile(join(runDir, "server_metrics_export.json")));
     assert.equal(doc.schema_version, "1.0");
     assert.deepEqual(doc.summary.endpoints_successful, [`${server.url}/metrics`]);
+    const info = doc.summary.endpoint_info[`${server.url}/metrics`];
+    assert.ok(info.unique_updates >= 2 && info.first_update_ns < info.last_update_ns);
+    assert.ok(info.median_update_interval_ms > 0 && info.avg_update_interval_ms > 0);
     const metrics = doc.metrics as Metrics;
     const running = metrics["vllm:num_requests_running"];
     assert.equal(running.type, "gauge");
