@@ -100,6 +100,13 @@ function strings(v: unknown): string[] | undefined {
 }
 
 const GPU_KEYS = ["enabled", "collector", "mode", "urls", "metrics_file"];
+const OTEL_KEYS = [
+  "metrics_url",
+  "stream_metrics_enabled",
+  "stream_timing_enabled",
+  "custom_resource_attributes",
+  "gen_ai_provider",
+];
 const SERVER_KEYS = ["enabled", "urls", "formats"];
 
 const RATE_TYPES = ["constant", "poisson", "gamma"];
@@ -242,6 +249,39 @@ export const YAML_KEYS: readonly YamlKey[] = [
     path: `${B}.server_metrics`,
     option: "serverMetrics",
     convert: telemetry(SERVER_KEYS, (v) => strings(v.urls)),
+  },
+  {
+    path: `${B}.otel`,
+    option: "otelUrl",
+    convert: telemetry(
+      OTEL_KEYS,
+      (v) => v.metrics_url === undefined ? undefined : scalar(v.metrics_url),
+    ),
+  },
+  {
+    path: `${B}.otel`,
+    option: "stream",
+    convert: telemetry(OTEL_KEYS, (v) => {
+      const metrics = v.stream_metrics_enabled !== false;
+      const timing = v.stream_timing_enabled !== false;
+      if (!metrics && !timing) throw new Expected("streams nothing: enable metrics or timing");
+      return metrics && timing ? undefined : metrics ? "metrics" : "timing";
+    }),
+  },
+  {
+    path: `${B}.otel`,
+    option: "otelResourceAttributes",
+    convert: telemetry(OTEL_KEYS, (v) => {
+      const a = v.custom_resource_attributes;
+      if (a === undefined || a === null) return undefined;
+      if (!isMap(a)) throw new Expected("custom_resource_attributes must be a mapping");
+      return Object.entries(a).map(([k, x]) => `${k}=${scalar(x)}`);
+    }),
+  },
+  {
+    path: `${B}.otel`,
+    option: "genAiProvider",
+    convert: telemetry(OTEL_KEYS, (v) => v.gen_ai_provider ?? undefined),
   },
   {
     path: `${B}.server_metrics`,

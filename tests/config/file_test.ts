@@ -271,6 +271,23 @@ benchmark:
     load("benchmark:\n  gpu_telemetry: {enabled: false}\n  server_metrics: {enabled: false}\n"),
     { noGpuTelemetry: true, noServerMetrics: true },
   );
+  assert.deepEqual(
+    load(`
+benchmark:
+  otel:
+    metrics_url: http://localhost:4318
+    stream_metrics_enabled: true
+    stream_timing_enabled: false
+    custom_resource_attributes: {deployment.environment: local}
+    gen_ai_provider: vllm
+`),
+    {
+      otelUrl: "http://localhost:4318",
+      stream: "metrics",
+      otelResourceAttributes: ["deployment.environment=local"],
+      genAiProvider: "vllm",
+    },
+  );
   assert.match(
     failure("benchmark:\n  server_metrics: {url: x}\n"),
     /benchmark\.server_metrics has no key "url" \(known: enabled, urls, formats\)/,
