@@ -106,7 +106,7 @@ interface Started {
   api: ApiServer | null;
   pool: WorkerPool;
   benchmarkId: string;
-  /** Scrapes the server's /metrics during profiling; null with `--no-server-metrics`. */
+  /** Scrapes the server's /metrics during the run; null with `--no-server-metrics`. */
   scraper: ServerMetricsScraper | null;
   /** The server's metrics, GPU telemetry and the OpenTelemetry push (src/observe/). */
   observers: RunObservers;
@@ -345,7 +345,11 @@ async function finish(
       });
       if (sections && config.outputFormat !== "json" && !config.quiet) io.stdout(`\n${sections}`);
     } catch (e) {
-      io.stderr(`warning: the server metrics could not be written: ${(e as Error).message}\n`);
+      io.stderr(
+        `warning: the server metrics or GPU telemetry could not be written: ${
+          (e as Error).message
+        }\n`,
+      );
     }
   }
   io.stderr(`artifacts: ${plan.runDir}\n`);
