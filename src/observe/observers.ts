@@ -62,6 +62,9 @@ export class RunObservers {
   constructor(config: ProfileConfig, ctx: ObserveContext) {
     const urls = scrapeUrls(ctx.baseUrl, config.serverMetrics, config.noServerMetrics);
     this.scraper = urls.length === 0 ? null : new ServerMetricsScraper(urls, ctx.warn);
+    if (this.scraper && config.serverMetricsFormats.includes("parquet")) {
+      ctx.warn("warning: the parquet server-metrics export is not written (json, csv, jsonl are)");
+    }
     let gpu: GpuTelemetry | null = null;
     if (!config.noGpuTelemetry) {
       try {
