@@ -289,8 +289,10 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
         aggregator: results.aggregator,
         startNs: nowNs(),
       });
-      runner = new PhaseRunner(pool, spec);
       await run.observers.phaseStart(spec.plan.phase);
+      // A signal taken while the phase's first scrape was made stops the run before the phase.
+      if (end.interrupted) break;
+      runner = new PhaseRunner(pool, spec);
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
         for (const r of records) results.add(r);
         if (trace) { for (const r of records) io.stderr(traceLine(r)); }
