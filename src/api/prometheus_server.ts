@@ -35,8 +35,11 @@ export function formatServerValues(values: ServerValue[], base: Record<string, s
       if (typeof v.avg === "number") {
         add(`${name}_avg`, "gauge", `${from}: mean observation since the scrape before`, v, v.avg);
       }
+    } else if (v.value !== null && v.type === "counter") {
+      // Scraped counter names come without `_total`; Prometheus' convention puts it back.
+      add(name.endsWith("_total") ? name : `${name}_total`, "counter", from, v, v.value);
     } else if (v.value !== null) {
-      add(name, v.type === "counter" ? "counter" : "gauge", from, v, v.value);
+      add(name, "gauge", from, v, v.value);
     }
   }
   const out: string[] = [];

@@ -23,8 +23,8 @@ import { planRun, type RunPlan } from "../plan/run_plan.ts";
 import { nowNs } from "../record/clock.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
-import { scrapeUrls, ServerMetricsScraper } from "../observe/scraper.ts";
-import { writeServerMetrics } from "../observe/export.ts";
+import type { ServerMetricsScraper } from "../observe/scraper.ts";
+import { RunObservers } from "../observe/observers.ts";
 import { latestValues } from "../observe/series.ts";
 import { VERSION } from "../version.ts";
 import type { ApiServer } from "../api/server.ts";
@@ -107,8 +107,10 @@ interface Started {
   api: ApiServer | null;
   pool: WorkerPool;
   benchmarkId: string;
-  /** Scrapes the server's /metrics during profiling; null with `--no-server-metrics`. */
+  /** Scrapes the server's /metrics during the run; null with `--no-server-metrics`. */
   scraper: ServerMetricsScraper | null;
+  /** The server's metrics, GPU telemetry and the OpenTelemetry push (src/observe/). */
+  observers: RunObservers;
 }
 
 /**
@@ -120,6 +122,13 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   const { plan } = planned;
   setPlainPaths(plan.plainPaths);
   const benchmarkId = newBenchmarkId();
+  const observers = new RunObservers(config, {
+    baseUrl: input.target.baseUrl,
+    model: plan.model,
+    benchmarkId,
+    version: VERSION,
+    warn: (line) => io.stderr(`${line}\n`),
+  });
   const dashboard = progressMode(config) === "dashboard" && io.isTerminal;
   const resultsOptions: ResultsOptions = {
     runDir: plan.runDir,
@@ -166,6 +175,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       : 0,
   });
   const results = await Results.open(resultsOptions);
+  if (observers.otel) results.onMeasured((r, v) => observers.otel?.add(r, v));
   // The API's modules (Hono, its schemas) load only when it is asked for.
   const api: ApiServer | null = config.apiPort === undefined
     ? null
@@ -180,12 +190,11 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
   if (plan.proxyWarning) io.stderr(`${plan.proxyWarning}\n`);
   if (plan.fdWarning) io.stderr(`${plan.fdWarning}\n`);
   const pool = await startPool(input, plan);
-  const urls = scrapeUrls(input.target.baseUrl, config.serverMetrics, config.noServerMetrics);
-  const scraper = urls.length === 0
-    ? null
-    : new ServerMetricsScraper(urls, (line) => io.stderr(`${line}\n`));
-  if (scraper) state.observeServer(() => latestValues(scraper.endpoints));
-  return { results, state, api, pool, benchmarkId, scraper };
+  if (observers.scraper) {
+    const scraper = observers.scraper;
+    state.observeServer(() => latestValues(scraper.endpoints));
+  }
+  return { results, state, api, pool, benchmarkId, scraper: observers.scraper, observers };
 }
 
 /** Starts the Worker pool and checks that the Workers' clocks agree with the main thread's. */
@@ -285,15 +294,15 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
         aggregator: results.aggregator,
         startNs: nowNs(),
       });
+      await run.observers.phaseStart(spec.plan.phase);
+      // A signal taken while the phase's first scrape was made stops the run before the phase.
+      if (end.interrupted) break;
       runner = new PhaseRunner(pool, spec);
-      // The server's metrics are scraped during profiling only (warmup apart).
-      const scrape = spec.plan.phase === "profiling" ? run.scraper : null;
-      await scrape?.start();
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
         for (const r of records) results.add(r);
         if (trace) { for (const r of records) io.stderr(traceLine(r)); }
       });
-      await scrape?.stop();
+      await run.observers.phaseEnd(spec.plan.phase);
       if (phaseEnd === "failed_threshold") {
         end.thresholdTripped = true;
         break;
@@ -302,7 +311,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   } catch (e) {
     end.failure = e as Error;
   } finally {
-    await run.scraper?.stop();
+    await run.observers.stop();
     stopProgress();
     pool.close();
     io.signal?.removeEventListener("abort", onSoft);
@@ -330,20 +339,24 @@ async function finish(
   const color = io.isTerminal && io.env("NO_COLOR") === undefined;
   const summary: RunOutcome = await run.results.finish(
     { startNs: ended.startNs, endNs: ended.endNs, wasCancelled: ended.interrupted },
-    { color },
+    { color, extras: (s) => run.observers.summaryExtras(s, config.concurrency) },
   );
   io.stdout(resultText(config, summary));
-  // The server's metrics are written beside a summary that could be written; a failed write of
-  // them is a warning: the benchmark's own artifacts are whole.
-  if (run.scraper && summary.writeFailure === null) {
+  // The server's metrics and GPU telemetry are written beside a summary that could be written; a
+  // failed write of them is a warning: the benchmark's own artifacts are whole.
+  if (summary.writeFailure === null) {
     try {
-      await writeServerMetrics(plan.runDir, run.scraper, config.serverMetricsFormats, {
+      const sections = await run.observers.write(plan.runDir, config, {
         version: VERSION,
         benchmarkId: run.benchmarkId,
-        prefix: config.profileExportPrefix,
       });
+      if (sections && config.outputFormat !== "json" && !config.quiet) io.stdout(`\n${sections}`);
     } catch (e) {
-      io.stderr(`warning: the server metrics could not be written: ${(e as Error).message}\n`);
+      io.stderr(
+        `warning: the server metrics or GPU telemetry could not be written: ${
+          (e as Error).message
+        }\n`,
+      );
     }
   }
   io.stderr(`artifacts: ${plan.runDir}\n`);

@@ -75,6 +75,40 @@ function oneOf(what: string) {
   };
 }
 
+/**
+ * One part of a telemetry section (`gpu_telemetry`, `server_metrics`): the section must be a
+ * mapping of the `allowed` keys (or false/null: nothing set); `pick` reads the part.
+ */
+function telemetry(allowed: string[], pick: (v: Record<string, unknown>) => unknown) {
+  return (v: unknown): unknown => {
+    if (v === null || v === undefined || v === false) return undefined;
+    if (!isMap(v)) throw new Expected(`must be a mapping (${allowed.join(", ")})`);
+    for (const k of Object.keys(v)) {
+      if (!allowed.includes(k)) {
+        throw new Expected(`has no key "${k}" (known: ${allowed.join(", ")})`);
+      }
+    }
+    return pick(v);
+  };
+}
+
+/** A list of strings (or one string) from a section's key; undefined when absent. */
+function strings(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  const list = Array.isArray(v) ? v : [v];
+  return list.map((x) => String(scalar(x)));
+}
+
+const GPU_KEYS = ["enabled", "collector", "mode", "urls", "metrics_file"];
+const OTEL_KEYS = [
+  "metrics_url",
+  "stream_metrics_enabled",
+  "stream_timing_enabled",
+  "custom_resource_attributes",
+  "gen_ai_provider",
+];
+const SERVER_KEYS = ["enabled", "urls", "formats"];
+
 const RATE_TYPES = ["constant", "poisson", "gamma"];
 const PHASE_TYPES = ["concurrency", ...RATE_TYPES, "fixed_schedule"];
 
@@ -218,6 +252,74 @@ export const YAML_KEYS: readonly YamlKey[] = [
   { path: `${B}.tokenizer.name`, option: "tokenizer", convert: scalar },
   ...mediaKeys(),
   {
+    path: `${B}.gpu_telemetry`,
+    option: "noGpuTelemetry",
+    convert: telemetry(GPU_KEYS, (v) => {
+      if (v.collector !== undefined && v.collector !== "dcgm") {
+        throw new NotYet(`the ${String(v.collector)} GPU collector`);
+      }
+      return v.enabled === false ? true : undefined;
+    }),
+  },
+  {
+    path: `${B}.gpu_telemetry`,
+    option: "gpuTelemetry",
+    convert: telemetry(GPU_KEYS, (v) => {
+      if (v.enabled === false) return undefined;
+      // Enabled, it shows the GPU table, as the flag does.
+      const values = [...(strings(v.urls) ?? []), ...(strings(v.metrics_file) ?? [])];
+      return values.length > 0 || v.enabled === true ? values : undefined;
+    }),
+  },
+  {
+    path: `${B}.server_metrics`,
+    option: "noServerMetrics",
+    convert: telemetry(SERVER_KEYS, (v) => v.enabled === false ? true : undefined),
+  },
+  {
+    path: `${B}.server_metrics`,
+    option: "serverMetrics",
+    convert: telemetry(SERVER_KEYS, (v) => strings(v.urls)),
+  },
+  {
+    path: `${B}.otel`,
+    option: "otelUrl",
+    convert: telemetry(
+      OTEL_KEYS,
+      (v) => v.metrics_url === undefined ? undefined : scalar(v.metrics_url),
+    ),
+  },
+  {
+    path: `${B}.otel`,
+    option: "stream",
+    convert: telemetry(OTEL_KEYS, (v) => {
+      const metrics = v.stream_metrics_enabled !== false;
+      const timing = v.stream_timing_enabled !== false;
+      if (!metrics && !timing) throw new Expected("streams nothing: enable metrics or timing");
+      return metrics && timing ? undefined : metrics ? "metrics" : "timing";
+    }),
+  },
+  {
+    path: `${B}.otel`,
+    option: "otelResourceAttributes",
+    convert: telemetry(OTEL_KEYS, (v) => {
+      const a = v.custom_resource_attributes;
+      if (a === undefined || a === null) return undefined;
+      if (!isMap(a)) throw new Expected("custom_resource_attributes must be a mapping");
+      return Object.entries(a).map(([k, x]) => `${k}=${scalar(x)}`);
+    }),
+  },
+  {
+    path: `${B}.otel`,
+    option: "genAiProvider",
+    convert: telemetry(OTEL_KEYS, (v) => v.gen_ai_provider ?? undefined),
+  },
+  {
+    path: `${B}.server_metrics`,
+    option: "serverMetricsFormats",
+    convert: telemetry(SERVER_KEYS, (v) => strings(v.formats)),
+  },
+  {
     path: `${B}.slos`,
     option: "goodput",
     convert: (v) => {
@@ -271,8 +373,6 @@ export const NOT_YET_KEYS: readonly NotYetKey[] = [
   },
   { path: "plot", feature: "plot configuration", isDefault: empty },
   { path: "no_sweep_table", feature: "sweep tables", isDefault: () => true },
-  { path: `${B}.gpu_telemetry`, feature: "GPU telemetry", isDefault: disabled },
-  { path: `${B}.server_metrics`, feature: "server metrics", isDefault: disabled },
   { path: `${B}.runtime`, feature: "runtime settings", isDefault: empty },
   { path: `${B}.logging`, feature: "logging settings", isDefault: empty },
   { path: `${D}.records`, feature: "inline dataset records", isDefault: empty },

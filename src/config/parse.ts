@@ -171,14 +171,19 @@ function argName(flag: string): string {
 
 /**
  * AIPerf's spellings the parser cannot read as they are: `-vv` (`--extra-verbose` when the table
- * has it), and a flag that may stand alone (`optionalValue`) given without a value, which becomes
- * `--flag=` (no value).
+ * has it), a flag that may stand alone (`optionalValue`) given without a value, which becomes
+ * `--flag=` (no value), and a flag of several values (`manyValues`) followed by them, which
+ * becomes one `--flag=value` per value.
  */
 function aiperfSpellings(argv: string[], table: OptionTable): string[] {
   const bare = new Set<string>();
   const literalNo = new Set<string>();
+  const many = new Set<string>();
   let extraVerbose = false;
   for (const spec of Object.values(table)) {
+    if (spec.manyValues) {
+      for (const f of [spec.flag, ...(spec.aliases ?? [])]) many.add(`--${f}`);
+    }
     if (spec.flag === "extra-verbose") extraVerbose = true;
     for (const f of [spec.flag, ...(spec.aliases ?? [])]) {
       if (f.startsWith("no-")) literalNo.add(`--${f}`);
@@ -194,7 +199,9 @@ function aiperfSpellings(argv: string[], table: OptionTable): string[] {
     const [name, ...value] = arg.split("=");
     if (arg === "-vv" && extraVerbose) out.push("--extra-verbose");
     else if (literalNo.has(name)) out.push([`--${argName(name.slice(2))}`, ...value].join("="));
-    else if (bare.has(arg) && (i + 1 >= argv.length || argv[i + 1].startsWith("-"))) {
+    else if (many.has(arg) && i + 1 < argv.length && !argv[i + 1].startsWith("-")) {
+      while (i + 1 < argv.length && !argv[i + 1].startsWith("-")) out.push(`${arg}=${argv[++i]}`);
+    } else if (bare.has(arg) && (i + 1 >= argv.length || argv[i + 1].startsWith("-"))) {
       out.push(`${arg}=`);
     } else out.push(arg);
   }

@@ -29,6 +29,7 @@ import { countInput } from "../tokenizer/chat_template.ts";
 import type { GoodputSlo } from "../metrics/goodput.ts";
 import { requestedOutputTokens } from "../metrics/requested_osl.ts";
 import { TimesliceCollector } from "../metrics/timeslices.ts";
+import type { MetricResult, Summary } from "../metrics/summary.ts";
 import { missingUsageWarnings, runWarnings, samplingWarnings } from "../metrics/warnings.ts";
 import { scheduleLagWarnings } from "../metrics/lag_warning.ts";
 import { writeTimeslices } from "../export/timeslices.ts";
@@ -206,6 +207,16 @@ export class Results {
     return inUsageSample(this.#usageRecords++);
   }
 
+  #measured: ((record: RequestRecord, values: RecordValues) => void) | null = null;
+
+  /**
+   * Hands every measured request (warmup's too) and its values to `fn`, as they are measured:
+   * for what reads the run as it goes (the OpenTelemetry push). No cost when none is set.
+   */
+  onMeasured(fn: (record: RequestRecord, values: RecordValues) => void): void {
+    this.#measured = fn;
+  }
+
   /** Measures, records and aggregates one finished request. */
   add(record: RequestRecord): void {
     const values = computeRecordValues(record, {
@@ -220,6 +231,7 @@ export class Results {
       promptComparable: !this.#bare[record.conversationIndex]?.has(record.turnIndex),
       media: this.#media.of(record.conversationIndex, record.turnIndex),
     });
+    this.#measured?.(record, values);
     if (record.phase === "warmup") {
       // Warmup lines stay in the records file (benchmark_phase says which), out of the results.
       this.warmup.addValues(record, values);
@@ -240,7 +252,11 @@ export class Results {
    */
   async finish(
     run: { startNs: bigint; endNs: bigint; wasCancelled: boolean },
-    opts: { color?: boolean } = {},
+    opts: {
+      color?: boolean;
+      /** What the summary gains from outside the records (GPU energy, `telemetry_data`). */
+      extras?: (summary: Summary) => { metrics: MetricResult[]; sections: Record<string, unknown> };
+    } = {},
   ): Promise<RunOutcome> {
     try {
       this.#writer?.close();
@@ -253,11 +269,14 @@ export class Results {
       this.#failed(e);
     }
     const summary = this.aggregator.summary();
+    const extras = opts.extras?.(summary);
+    if (extras) summary.metrics.push(...extras.metrics);
     const info: RunInfo = { ...this.#opts.run, ...run };
     const warmedUp = this.warmup.requestCount + this.warmup.errorCount > 0;
     const json = summaryJson(summary, info, {
       errorSummary: this.aggregator.errorSummary(),
       warmupMetrics: warmedUp ? this.warmup.summary() : undefined,
+      sections: extras?.sections,
     });
     let summaryWritten = true;
     try {

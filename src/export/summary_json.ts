@@ -38,6 +38,8 @@ export interface SummaryExtras {
   errorSummary: ErrorSummaryEntry[];
   /** Metrics of the warmup phase, when there was one. */
   warmupMetrics?: Summary;
+  /** Top-level sections from outside the records (`telemetry_data`). */
+  sections?: Record<string, unknown>;
 }
 
 /** A new benchmark id as AIPerf makes one: a random UUID4 as 32 hex digits, no dashes. */
@@ -101,6 +103,7 @@ export function summaryJson(summary: Summary, run: RunInfo, extras?: SummaryExtr
     reprise_input_config: run.inputConfig,
   };
   if (extras?.warmupMetrics) doc.warmup_metrics = metricBlocks(extras.warmupMetrics);
+  Object.assign(doc, extras?.sections);
   return JSON.stringify(doc, null, 2) + "\n";
 }
 

@@ -65,6 +65,10 @@ export interface MockOptions {
    * messages are rendered through before `tokenizer` counts them, as llama.cpp and vLLM do.
    */
   chatTemplate?: string;
+  /** The names of `/metrics`: vLLM's (the default) or SGLang's. */
+  metricsFormat?: "vllm" | "sglang";
+  /** Also serve a fake DCGM exporter at `/dcgm/metrics`. */
+  dcgm?: boolean;
 }
 
 /** Options with every default applied. */

@@ -8,6 +8,8 @@ import { type MockStats, newMockContext } from "./context.ts";
 import { FAULT_HEADER, FAULT_PREFIX, selectFault } from "./faults.ts";
 import { type MockOptions, resolveMockOptions } from "./options.ts";
 import { TimingLog } from "./timing_log.ts";
+import { dcgmExposition } from "./dcgm.ts";
+import { sglangExposition } from "./metrics_sglang.ts";
 import { promptCounter } from "./prompt_count.ts";
 import { loadTokenizer } from "./tokens.ts";
 import { serveWire, type WireInfo, type WireServer } from "./wire.ts";
@@ -50,6 +52,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const ctx = newMockContext(o, tokenizer, closing.signal, timingLog);
   ctx.countPrompt = countPrompt;
   const app = mockApp(ctx);
+  const startedMs = performance.now();
   const stats = ctx.stats;
 
   const handle = async (req: Request, arrival: number, info?: WireInfo) => {
@@ -57,7 +60,14 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     if (path === "/mock/stats" && req.method === "GET") return app.fetch(req, { arrival });
     // Scrapes of the server's metrics are not requests of the benchmark: not counted either.
     if (path === "/metrics" && req.method === "GET") {
-      return new Response(ctx.metrics.text("mock-model"), {
+      const text = ctx.metrics.text("mock-model");
+      return new Response(o.metricsFormat === "sglang" ? sglangExposition(text) : text, {
+        headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+      });
+    }
+    if (o.dcgm && path === "/dcgm/metrics" && req.method === "GET") {
+      const t = (performance.now() - startedMs) / 1000;
+      return new Response(dcgmExposition(t, ctx.metrics.running), {
         headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
       });
     }

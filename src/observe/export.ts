@@ -6,27 +6,15 @@
 
 import { join } from "node:path";
 import { isoUtc } from "../record/clock.ts";
-import type { Family, MetricType, Series } from "./prometheus.ts";
-import type { EndpointScrapes, ServerMetricsScraper } from "./scraper.ts";
+import type { Family, Series } from "./prometheus.ts";
+import type { EndpointScrapes, ServerMetricsScraper, Snapshot } from "./scraper.ts";
+import type { ExportMetric } from "./export_types.ts";
+export type { ExportMetric, ExportSeries } from "./export_types.ts";
+import { serverMetricsCsv } from "./server_csv.ts";
+import { serverMetricsJsonl } from "./server_jsonl.ts";
 import { jsonText, seriesSection } from "./series.ts";
 
 const PCTS = [1, 5, 10, 25, 50, 75, 90, 95, 99];
-
-/** One exported series: where it came from, its labels and its statistics. */
-export interface ExportSeries {
-  endpoint_url: string;
-  labels: Record<string, string> | null;
-  stats: Record<string, number>;
-  buckets?: Record<string, number>;
-}
-
-/** One exported metric: its type, description and series. */
-export interface ExportMetric {
-  type: MetricType;
-  description: string;
-  unit: string | null;
-  series: ExportSeries[];
-}
 
 /** Exact percentile with linear interpolation (NumPy's default). */
 function percentile(sorted: number[], p: number): number {
@@ -136,12 +124,34 @@ function histogramStats(
   return { stats, buckets };
 }
 
-/** The `metrics` section: every family of every endpoint, by name. */
-export function aggregateMetrics(endpoints: EndpointScrapes[]): Record<string, ExportMetric> {
+/**
+ * The scrapes of the profiling phase: from its reference (the last scrape at or before its start,
+ * else its first) to its last scrape; all of them when the phase was never marked.
+ */
+export function profileWindow(
+  snapshots: Snapshot[],
+  startNs: bigint | null,
+  endNs: bigint | null,
+): Snapshot[] {
+  if (startNs === null) return snapshots;
+  let from = 0;
+  for (let i = 0; i < snapshots.length; i++) if (snapshots[i].tNs <= startNs) from = i;
+  const end = endNs ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n;
+  return snapshots.slice(from).filter((s, i) => i === 0 || s.tNs <= end);
+}
+
+/**
+ * The `metrics` section: every family of every endpoint, by name, over the profiling window
+ * (`window` picks it; all scrapes when absent).
+ */
+export function aggregateMetrics(
+  endpoints: EndpointScrapes[],
+  window: (snapshots: Snapshot[]) => Snapshot[] = (s) => s,
+): Record<string, ExportMetric> {
   const out: Record<string, ExportMetric> = {};
   for (const e of endpoints) {
     if (!e.ok || e.snapshots.length === 0) continue;
-    const snaps = e.snapshots;
+    const snaps = window(e.snapshots);
     const spanS = Number(snaps[snaps.length - 1].tNs - snaps[0].tNs) / 1e9;
     const names = new Set<string>();
     for (const s of snaps) for (const n of s.families.keys()) names.add(n);
@@ -207,13 +217,25 @@ export function serverMetricsJson(
     const s = e.snapshots;
     const first = s[0]?.tNs ?? 0n;
     const last = s[s.length - 1]?.tNs ?? 0n;
+    const gaps: number[] = [];
+    for (let i = 1; i < s.length; i++) gaps.push(Number(s[i].tNs - s[i - 1].tNs) / 1e6);
+    gaps.sort((a, b) => a - b);
+    const mid = gaps.length >> 1;
     endpointInfo[e.url] = {
       total_fetches: e.fetches,
       first_fetch_ns: Number(e.firstFetchNs ?? 0n),
       last_fetch_ns: Number(e.lastFetchNs ?? 0n),
       avg_fetch_latency_ms: e.fetches > 0 ? e.latencyMs / e.fetches : 0,
       unique_updates: s.length,
+      first_update_ns: Number(first),
+      last_update_ns: Number(last),
       duration_seconds: Number(last - first) / 1e9,
+      avg_update_interval_ms: gaps.length > 0 ? gaps.reduce((a, b) => a + b, 0) / gaps.length : 0,
+      median_update_interval_ms: gaps.length === 0
+        ? 0
+        : gaps.length % 2 === 1
+        ? gaps[mid]
+        : (gaps[mid - 1] + gaps[mid]) / 2,
     };
   }
   return {
@@ -223,50 +245,18 @@ export function serverMetricsJson(
     summary: {
       endpoints_configured: scraper.endpoints.map((e) => e.url),
       endpoints_successful: scraper.active.map((e) => e.url),
-      start_time: isoUtc(scraper.startNs),
-      end_time: isoUtc(scraper.endNs),
+      start_time: isoUtc(scraper.profileStartNs ?? scraper.startNs),
+      end_time: isoUtc(scraper.profileEndNs ?? scraper.endNs),
       endpoint_info: endpointInfo,
     },
-    metrics: aggregateMetrics(scraper.endpoints),
+    metrics: aggregateMetrics(
+      scraper.endpoints,
+      (s) => profileWindow(s, scraper.profileStartNs, scraper.profileEndNs),
+    ),
     // reprise's addition: the values over time that the report draws (series.ts).
     series: seriesSection(scraper.endpoints, scraper.startNs),
     ...(run.inputConfig !== undefined ? { input_config: run.inputConfig } : {}),
   };
-}
-
-function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? "" : String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-/** The CSV export: one section per type (blank line between), labels as columns. */
-export function serverMetricsCsv(metrics: Record<string, ExportMetric>): string {
-  const sections: string[] = [];
-  for (const type of ["gauge", "counter", "histogram", "summary", "unknown"] as const) {
-    const rows: [string, ExportMetric, ExportSeries][] = [];
-    for (const [name, m] of Object.entries(metrics)) {
-      if (m.type === type) { for (const s of m.series) rows.push([name, m, s]); }
-    }
-    if (rows.length === 0) continue;
-    const labelCols = [...new Set(rows.flatMap(([, , s]) => Object.keys(s.labels ?? {})))].sort();
-    const statCols = [...new Set(rows.flatMap(([, , s]) => Object.keys(s.stats)))];
-    const lines = [
-      ["endpoint_url", "metric", "unit", ...labelCols, ...statCols].map(csvCell).join(","),
-    ];
-    for (const [name, m, s] of rows) {
-      lines.push(
-        [
-          s.endpoint_url,
-          name,
-          m.unit,
-          ...labelCols.map((c) => s.labels?.[c]),
-          ...statCols.map((c) => s.stats[c]),
-        ].map(csvCell).join(","),
-      );
-    }
-    sections.push(lines.join("\n"));
-  }
-  return sections.join("\n\n") + "\n";
 }
 
 /**
@@ -280,7 +270,7 @@ export function serverMetricsName(prefix?: string): string {
 }
 
 /**
- * Writes the formats asked for (json, csv) into the run directory; returns the paths written.
+ * Writes the formats asked for (json, csv, jsonl) into the run directory; returns the paths written.
  * Nothing is written when no endpoint answered.
  */
 export async function writeServerMetrics(
@@ -302,8 +292,13 @@ export async function writeServerMetrics(
     const path = join(dir, `${name}.csv`);
     await Deno.writeTextFile(
       path,
-      serverMetricsCsv(doc.metrics as Record<string, ExportMetric>),
+      serverMetricsCsv(doc.metrics as Record<string, ExportMetric>, run),
     );
+    written.push(path);
+  }
+  if (formats.includes("jsonl")) {
+    const path = join(dir, `${name}.jsonl`);
+    await Deno.writeTextFile(path, serverMetricsJsonl(scraper.endpoints));
     written.push(path);
   }
   return written;

@@ -47,6 +47,8 @@ export function labelKey(labels: Record<string, string>): string {
 }
 
 const TYPE_LINE = /^#\s*TYPE\s+(\S+)\s+(histogram|summary)\s*$/i;
+const SIMPLE_TYPE_LINE = /^#\s*TYPE\s+(\S+)\s+(gauge|counter)\s*$/i;
+const HELP_LINE = /^#\s*HELP\s+(\S+)\s+(.*)$/;
 
 /**
  * Parses exposition text; null when the text holds no Prometheus sample (an HTML page, JSON, an
@@ -56,9 +58,19 @@ const TYPE_LINE = /^#\s*TYPE\s+(\S+)\s+(histogram|summary)\s*$/i;
  */
 export function parseExposition(text: string): Map<string, Family> | null {
   const composite = new Map<string, "histogram" | "summary">();
+  // A family's TYPE and HELP hold wherever they stand before its samples (DCGM's exporter sample
+  // lists every declaration first); the parser only reads those right above the samples.
+  const declared = new Map<string, MetricType>();
+  const helps = new Map<string, string>();
   const lines = text.split("\n").map((line) => {
+    if (line.startsWith("#")) {
+      const t = SIMPLE_TYPE_LINE.exec(line.trim());
+      if (t) declared.set(t[1], t[2].toLowerCase() as MetricType);
+      const h = HELP_LINE.exec(line.trim());
+      if (h) helps.set(h[1], h[2]);
+    }
     const m = TYPE_LINE.exec(line.trim());
-    if (!m) return line;
+    if (!m) return line.startsWith("#") ? line : tidyLabels(line);
     composite.set(m[1], m[2].toLowerCase() as "histogram" | "summary");
     return `# TYPE ${m[1]} untyped`;
   });
@@ -78,6 +90,9 @@ export function parseExposition(text: string): Map<string, Family> | null {
     return f;
   };
   for (const lib of parsed) {
+    // When a family was created and how long the server has run are not measurements: AIPerf
+    // leaves them out.
+    if (/_created$|_uptime$|_uptime_/.test(lib.name)) continue;
     for (const s of lib.metrics) {
       const value = Number(s.value);
       if (s.value === undefined || Number.isNaN(value) && s.value !== "NaN") continue;
@@ -85,8 +100,11 @@ export function parseExposition(text: string): Map<string, Family> | null {
       const labels = { ...(s.labels ?? {}) };
       const base = compositeBase(lib.name, composite);
       if (base === null) {
-        const type = lowerType(lib.type);
-        const f = familyOf(lib.name, type, lib.help);
+        const type = lowerType(lib.type, declared.get(lib.name));
+        // A counter's family is named without its samples' `_total`, as AIPerf (and Prometheus'
+        // own client) names it: `vllm:generation_tokens_total` is `vllm:generation_tokens`.
+        const family = type === "counter" ? lib.name.replace(/_total$/, "") : lib.name;
+        const f = familyOf(family, type, lib.help || (helps.get(lib.name) ?? ""));
         f.series.set(labelKey(labels), { labels, value });
         continue;
       }
@@ -111,6 +129,32 @@ export function parseExposition(text: string): Map<string, Family> | null {
   return samples === 0 ? null : families;
 }
 
+/**
+ * A sample line without blanks between its label pairs (`{gpu="0", UUID="x"}`, as DCGM's exporter
+ * writes them): Prometheus accepts them, the parser does not. Label values are left as they are.
+ */
+export function tidyLabels(line: string): string {
+  const open = line.indexOf("{");
+  if (open < 0 || !/[{,]\s|\s[,}=]/.test(line)) return line;
+  let out = line.slice(0, open + 1);
+  let quoted = false;
+  let i = open + 1;
+  for (; i < line.length; i++) {
+    const c = line[i];
+    if (quoted) {
+      out += c;
+      if (c === "\\") out += line[++i] ?? "";
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    if (c === " " || c === "\t") continue;
+    out += c;
+    if (c === "}") break;
+  }
+  return out + line.slice(i + 1);
+}
+
 /** The family a histogram or summary sample belongs to, and its suffix; null for others. */
 function compositeBase(
   name: string,
@@ -126,7 +170,7 @@ function compositeBase(
   return null;
 }
 
-function lowerType(type: string): MetricType {
+function lowerType(type: string, declared: MetricType | undefined): MetricType {
   const t = type.toLowerCase();
-  return t === "gauge" || t === "counter" ? t : "unknown";
+  return t === "gauge" || t === "counter" ? t : declared ?? "unknown";
 }

@@ -24,7 +24,7 @@ const SERVER: ServerValue[] = [
     value: 3,
   },
   {
-    metric: "vllm:generation_tokens_total",
+    metric: "vllm:generation_tokens",
     source: "http://h/metrics",
     labels: null,
     type: "counter",

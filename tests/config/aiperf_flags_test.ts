@@ -177,9 +177,14 @@ Deno.test("AIPerf's spellings of values and flags parse as AIPerf means them", (
   assert.equal(v.transport, "auto");
   assert.deepEqual(v.serverMetrics, []);
   assert.equal(v.profileExportPrefix, "foo.json");
-  const urls = parseConfig(["--server-metrics", "http://a/metrics", "http://b/metrics"]);
-  assert.deepEqual(urls.values.serverMetrics, ["http://a/metrics"]);
-  assert.deepEqual(urls.positionals, ["http://b/metrics"]);
+  // A list flag of AIPerf's takes every value up to the next flag.
+  const urls = parseConfig(["--server-metrics", "http://a/metrics", "http://b/metrics", "-m", "x"]);
+  assert.deepEqual(urls.values.serverMetrics, ["http://a/metrics", "http://b/metrics"]);
+  assert.deepEqual(urls.positionals, []);
+  assert.deepEqual(
+    parseConfig(["--server-metrics-formats", "json", "jsonl"]).values.serverMetricsFormats,
+    ["json", "jsonl"],
+  );
   assert.equal(parseConfig(["--ui", "progress"]).values.ui, "simple");
   assert.equal(parseConfig(["--log-level", "debug"]).values.logLevel, "DEBUG");
   assert.throws(() => parseConfig(["--log-level", "LOUD"]), /--log-level must be one of TRACE/);

@@ -219,8 +219,6 @@ Deno.test("keys of features not built yet: accepted at their default, else not s
 sweep: {}
 multi_run: {num_runs: 1}
 benchmark:
-  gpu_telemetry: {enabled: false}
-  server_metrics: {enabled: false}
   dataset: {video: {batch_size: 0}}
 `),
     {},
@@ -228,8 +226,10 @@ benchmark:
   const cases: [string, string][] = [
     ["sweep: {type: grid, parameters: {concurrency: [1, 2]}}", "sweep: sweeps"],
     ["multiRun: {numRuns: 3}", "multiRun: multi-run confidence"],
-    ["benchmark:\n  gpuTelemetry: {enabled: true}", "benchmark.gpuTelemetry: GPU telemetry"],
-    ["benchmark:\n  server_metrics: {urls: [x]}", "benchmark.server_metrics: server metrics"],
+    [
+      "benchmark:\n  gpuTelemetry: {enabled: true, collector: pynvml}",
+      "benchmark.gpuTelemetry: the pynvml GPU collector",
+    ],
     ["benchmark:\n  dataset: {video: {width: 64}}", "benchmark.dataset.video: synthetic video"],
     [
       "benchmark:\n  datasets: [{type: synthetic}, {type: synthetic}]",
@@ -248,6 +248,50 @@ benchmark:
   for (const [text, want] of cases) {
     assert.match(failure(text), new RegExp(`: ${escape(want)}: not supported yet$`), text);
   }
+});
+
+Deno.test("the telemetry sections set the telemetry options", () => {
+  assert.deepEqual(
+    load(`
+benchmark:
+  gpuTelemetry:
+    enabled: true
+    collector: dcgm
+    mode: summary
+    urls: [http://node1:9400/metrics]
+  server_metrics: {urls: [http://a:8081], formats: [json, jsonl]}
+`),
+    {
+      gpuTelemetry: ["http://node1:9400/metrics"],
+      serverMetrics: ["http://a:8081"],
+      serverMetricsFormats: ["json", "jsonl"],
+    },
+  );
+  assert.deepEqual(
+    load("benchmark:\n  gpu_telemetry: {enabled: false}\n  server_metrics: {enabled: false}\n"),
+    { noGpuTelemetry: true, noServerMetrics: true },
+  );
+  assert.deepEqual(
+    load(`
+benchmark:
+  otel:
+    metrics_url: http://localhost:4318
+    stream_metrics_enabled: true
+    stream_timing_enabled: false
+    custom_resource_attributes: {deployment.environment: local}
+    gen_ai_provider: vllm
+`),
+    {
+      otelUrl: "http://localhost:4318",
+      stream: "metrics",
+      otelResourceAttributes: ["deployment.environment=local"],
+      genAiProvider: "vllm",
+    },
+  );
+  assert.match(
+    failure("benchmark:\n  server_metrics: {url: x}\n"),
+    /benchmark\.server_metrics has no key "url" \(known: enabled, urls, formats\)/,
+  );
 });
 
 function escape(s: string): string {
@@ -292,7 +336,7 @@ const EXAMPLES: Record<string, string> = {
   [`${TEMPLATES}/minimal.yaml`]: "ok",
   [`${TEMPLATES}/audio_multimodal.yaml`]: "ok",
   [`${TEMPLATES}/multimodal_vision.yaml`]: "ok",
-  [`${TEMPLATES}/gpu_telemetry.yaml`]: "GPU telemetry",
+  [`${TEMPLATES}/gpu_telemetry.yaml`]: "ok",
   [`${TEMPLATES}/sweep_distributions.yaml`]: "multi-run confidence",
   [`${REF}/aiperf-k8s-branch/dev/deploy/test-benchmark-config.yaml`]: "ok",
   [`${REF}/aiperf-k8s-branch/dev/deploy/bench-30w-5m.yaml`]: "AIPerf's earlier config layout",

@@ -56,6 +56,9 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     const doc = JSON.parse(await Deno.readTextFile(join(runDir, "server_metrics_export.json")));
     assert.equal(doc.schema_version, "1.0");
     assert.deepEqual(doc.summary.endpoints_successful, [`${server.url}/metrics`]);
+    const info = doc.summary.endpoint_info[`${server.url}/metrics`];
+    assert.ok(info.unique_updates >= 2 && info.first_update_ns < info.last_update_ns);
+    assert.ok(info.median_update_interval_ms > 0 && info.avg_update_interval_ms > 0);
     const metrics = doc.metrics as Metrics;
     const running = metrics["vllm:num_requests_running"];
     assert.equal(running.type, "gauge");
@@ -66,7 +69,7 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     assert.equal(ttft.series[0].stats.count, 48);
     const p50 = ttft.series[0].stats.p50_estimate;
     assert.ok(p50 >= 0.25 && p50 <= 0.5, `TTFT p50 estimate ${p50}`);
-    const gen = metrics["vllm:generation_tokens_total"].series[0].stats;
+    const gen = metrics["vllm:generation_tokens"].series[0].stats;
     assert.equal(gen.total, 48 * 16);
     const summary = JSON.parse(
       await Deno.readTextFile(join(runDir, "profile_export_aiperf.json")),
@@ -86,7 +89,7 @@ Deno.test("server metrics: running max equals concurrency; token counter matches
     assert.equal(Math.max(...overTime.v), 4);
     assert.equal(overTime.t.length, overTime.v.length);
     const csv = await Deno.readTextFile(join(runDir, "server_metrics_export.csv"));
-    assert.match(csv, /vllm:generation_tokens_total/);
+    assert.match(csv, /,vllm:generation_tokens,/);
     assert.equal(csv.split("\n\n").length >= 3, true, csv);
   } finally {
     await server.close();
@@ -153,6 +156,90 @@ Deno.test("server metrics: a target without /metrics gives exactly one warning",
   } finally {
     await front.shutdown();
     await mock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("server metrics: warmup stays out of the statistics, jsonl keeps every scrape", async () => {
+  const server = await startMockServer({ ttftMs: 100, itlMs: 5, outputTokens: 16 });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli(
+      args(
+        server.url,
+        dir,
+        "--concurrency",
+        "2",
+        "--request-count",
+        "12",
+        "--warmup-request-count",
+        "6",
+        "--server-metrics-formats",
+        "json",
+        "jsonl",
+      ),
+    );
+    assert.equal(res.code, 0, res.stderr);
+    const runDir = runDirOf(dir);
+    const doc = JSON.parse(await Deno.readTextFile(join(runDir, "server_metrics_export.json")));
+    const metrics = doc.metrics as Metrics;
+    // Profiling only: 12 answers of 16 tokens, none of the 6 warmup answers.
+    assert.equal(metrics["vllm:generation_tokens"].series[0].stats.total, 12 * 16);
+    assert.equal(metrics["vllm:time_to_first_token_seconds"].series[0].stats.count, 12);
+    assert.equal(existsSync(join(runDir, "server_metrics_export.csv")), false);
+    const lines = (await Deno.readTextFile(join(runDir, "server_metrics_export.jsonl")))
+      .trim().split("\n").map((l) => JSON.parse(l));
+    const generated = lines.map((l) => l.metrics["vllm:generation_tokens"][0].value as number);
+    // The series starts before warmup and ends after profiling.
+    assert.equal(generated[0], 0);
+    assert.equal(generated.at(-1), 18 * 16);
+    assert.deepEqual(lines[0].metrics["vllm:num_requests_running"][0].labels, {
+      model_name: "mock-model",
+    });
+    const ttft = lines.at(-1).metrics["vllm:time_to_first_token_seconds"][0];
+    assert.equal(ttft.count, 18);
+    assert.equal(ttft.buckets["+Inf"], 18);
+    for (const l of lines) {
+      assert.equal(l.endpoint_url, `${server.url}/metrics`);
+      assert.ok(l.endpoint_latency_ns >= 0 && l.request_sent_ns <= l.timestamp_ns);
+    }
+    // The console's section names the key metrics it found.
+    assert.match(
+      res.stdout,
+      /Server metrics\n {2}Requests running: .*\(vllm:num_requests_running\)/,
+    );
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("server metrics: the mock in SGLang's names exports SGLang's families", async () => {
+  const server = await startMockServer({
+    ttftMs: 100,
+    itlMs: 5,
+    outputTokens: 8,
+    metricsFormat: "sglang",
+  });
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli(args(server.url, dir, "--concurrency", "3", "--request-count", "12"));
+    assert.equal(res.code, 0, res.stderr);
+    const doc = JSON.parse(
+      await Deno.readTextFile(join(runDirOf(dir), "server_metrics_export.json")),
+    );
+    const metrics = doc.metrics as Metrics;
+    assert.equal(Object.keys(metrics).some((n) => n.startsWith("vllm:")), false);
+    assert.equal(metrics["sglang:num_running_reqs"].type, "gauge");
+    assert.equal(metrics["sglang:num_running_reqs"].series[0].stats.max, 3);
+    assert.deepEqual(metrics["sglang:num_running_reqs"].series[0].labels, {
+      model_name: "mock-model",
+    });
+    assert.equal(metrics["sglang:generation_tokens"].series[0].stats.total, 12 * 16);
+    assert.equal(metrics["sglang:time_to_first_token_seconds"].type, "histogram");
+    assert.match(res.stdout, /Requests running: avg [\d.]+, max 3\.00 \(sglang:num_running_reqs\)/);
+  } finally {
+    await server.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -123,6 +123,8 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
     faultIdleMs: 5000,
     reasoningTokens: 0,
     seed: 1,
+    metricsFormat: "vllm",
+    dcgm: false,
   });
   for (const [key, spec] of Object.entries(mockServerOptions)) {
     assert.ok(spec.help.length > 10, key);

@@ -50,8 +50,8 @@ Deno.test({
   ignore: llama === null,
   fn() {
     const f = parseExposition(llama!)!;
-    assert.equal(f.get("llamacpp:prompt_tokens_total")?.type, "counter");
-    assert.equal(f.get("llamacpp:prompt_tokens_total")?.series.get("[]")?.value, 853);
+    assert.equal(f.get("llamacpp:prompt_tokens")?.type, "counter");
+    assert.equal(f.get("llamacpp:prompt_tokens")?.series.get("[]")?.value, 853);
     assert.equal([...f.values()].filter((x) => x.type === "gauge").length, 5);
     assert.equal([...f.values()].filter((x) => x.type === "counter").length, 10);
   },
@@ -71,7 +71,7 @@ Deno.test({
     assert.ok(Math.abs(s.sum! - 2.3518979474117756e6) < 1e-3);
     assert.deepEqual(s.buckets!.find(([le]) => le === "+Inf"), ["+Inf", 11008]);
     assert.equal(f.get("sglang:token_usage")?.type, "gauge");
-    assert.equal(f.get("sglang:generation_tokens_total")?.type, "counter");
+    assert.equal(f.get("sglang:generation_tokens")?.type, "counter");
     // No family of its own for a histogram's parts.
     assert.equal(f.has("sglang:time_to_first_token_seconds_bucket"), false);
   },
@@ -121,8 +121,12 @@ function twoScrapes(): EndpointScrapes {
     firstFetchNs: 0n,
     lastFetchNs: 1_000_000_000n,
     snapshots: [
-      { tNs: 0n, families: parseExposition(text(1, 100, [5, 5, 5, 0.2]))! },
-      { tNs: 1_000_000_000n, families: parseExposition(text(3, 400, [5, 15, 15, 3.2]))! },
+      { tNs: 0n, sentNs: 0n, families: parseExposition(text(1, 100, [5, 5, 5, 0.2]))! },
+      {
+        tNs: 1_000_000_000n,
+        sentNs: 1_000_000_000n,
+        families: parseExposition(text(3, 400, [5, 15, 15, 3.2]))!,
+      },
     ],
   };
 }
@@ -134,7 +138,7 @@ Deno.test("aggregation: gauge range, counter delta and rate, histogram deltas", 
   assert.equal(g.stats.min, 1);
   assert.equal(g.stats.max, 3);
   assert.equal(g.stats.p50, 2);
-  const c = m["vllm:generation_tokens_total"].series[0].stats;
+  const c = m["vllm:generation_tokens"].series[0].stats;
   assert.equal(c.total, 300);
   assert.equal(c.rate, 300);
   const h = m["vllm:time_to_first_token_seconds"].series[0];

@@ -35,6 +35,7 @@ function scrapes(texts: string[]): EndpointScrapes {
     lastFetchNs: START,
     snapshots: texts.map((t, i) => ({
       tNs: START + 100_000_000n + BigInt(i) * 500_000_000n,
+      sentNs: START + 100_000_000n + BigInt(i) * 500_000_000n,
       families: parseExposition(t)!,
     })),
   };
@@ -54,7 +55,7 @@ Deno.test("seriesSection: gauge values, counter rates, histogram means, times fr
   assert.deepEqual(waiting[1].t, [0.1, 0.6, 1.1]);
   assert.deepEqual(waiting[1].v, [3, 4, 0]);
   assert.equal(waiting[1].stat, "value");
-  const tokens = s.series.find((x) => x.metric === "vllm:generation_tokens_total")!;
+  const tokens = s.series.find((x) => x.metric === "vllm:generation_tokens")!;
   assert.equal(tokens.stat, "rate");
   assert.deepEqual(tokens.t, [0.6, 1.1], "no rate at the first scrape");
   assert.deepEqual(tokens.v, [100, 200]);
@@ -66,7 +67,7 @@ Deno.test("seriesSection: gauge values, counter rates, histogram means, times fr
 Deno.test("seriesSection: a long run is thinned to the bound, rates over the longer intervals", () => {
   const texts = Array.from({ length: 101 }, (_, i) => exposition([i], i * 10, [0, 0]));
   const s = seriesSection([scrapes(texts)], START, 10);
-  const tokens = s.series.find((x) => x.metric === "vllm:generation_tokens_total")!;
+  const tokens = s.series.find((x) => x.metric === "vllm:generation_tokens")!;
   assert.equal(tokens.v.length, 10);
   // 10 tokens per 0.5 s scrape, whatever the interval the thinning left.
   for (const v of tokens.v) assert.equal(v, 20);
@@ -92,7 +93,7 @@ const texts2 = [exposition([1, 3], 0, [0, 0]), exposition([2, 4], 50, [0.2, 2])]
 
 Deno.test("latestValues and chartValues: the last two scrapes, combined per chart", () => {
   const latest = latestValues([E]);
-  const tokens = latest.find((v) => v.metric === "vllm:generation_tokens_total")!;
+  const tokens = latest.find((v) => v.metric === "vllm:generation_tokens")!;
   assert.equal(tokens.value, 150);
   assert.equal(tokens.rate, 200);
   const charts = chartValues(latestValues([scrapes(texts2)]));

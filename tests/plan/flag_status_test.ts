@@ -35,7 +35,11 @@ Deno.test("a not-yet flag that would change the run stops the plan with one line
     /^--cache-bust: not supported yet \(/,
   );
   assert.match(judge("--export-http-trace") as string, /^--export-http-trace: not supported yet/);
-  assert.match(judge("--gpu-telemetry", "pynvml") as string, /^--gpu-telemetry: not supported yet/);
+  // A local GPU library is refused when the options are read.
+  assert.throws(
+    () => parseConfig(["profile", "--gpu-telemetry", "pynvml"]),
+    /--gpu-telemetry must be DCGM exporter URLs.*pynvml and amdsmi are not supported yet/,
+  );
   assert.match(judge("--model", "a,b") as string, /^--model: not supported yet \(several models/);
 });
 

@@ -1,6 +1,7 @@
 /** The options of `reprise mock-server`. */
 
 import { z } from "zod";
+import { mockTelemetryOptions } from "./mock_telemetry.ts";
 import { fraction, nonNegative, opt, positiveInt } from "./spec.ts";
 
 export const mockServerOptions = {
@@ -206,4 +207,5 @@ export const mockServerOptions = {
       "Render chat messages through this chat template (add_generation_prompt) before counting prompt_tokens, as llama.cpp's server and vLLM do; needs --tokenizer.",
     metavar: "FILE",
   }),
+  ...mockTelemetryOptions,
 } as const;

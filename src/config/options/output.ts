@@ -134,7 +134,6 @@ export const outputOptions = {
   }),
 } as const;
 
-const OTEL = "OpenTelemetry streaming is not built yet";
 const MLFLOW = "MLflow upload is not built yet";
 const WANDB = "Weights & Biases upload is not built yet";
 const TRACE = "per-phase HTTP timing (DNS, connect, send, wait, receive) is not recorded yet";
@@ -183,18 +182,6 @@ export const outputCompatOptions = {
     false,
     "Fail when the plots fail.",
   ),
-  otelUrl: outFlag(OTEL, "otel-url", "string", undefined, "OTLP/HTTP endpoint."),
-  stream: compat<string>({
-    flag: "stream",
-    kind: "string",
-    values: ["metrics", "timing", "default"],
-    group: "Output",
-    help: "What is streamed over OTLP.",
-    status: "not-yet",
-    why: OTEL,
-  }),
-  otelResourceAttributes: outFlag(OTEL, "otel-resource-attributes", "list", undefined, "k=v."),
-  genAiProvider: outFlag(OTEL, "gen-ai-provider", "string", undefined, "gen_ai.system name."),
   mlflowTrackingUri: outFlag(MLFLOW, "mlflow-tracking-uri", "string", undefined, "MLflow URI."),
   mlflowExperiment: outFlag(MLFLOW, "mlflow-experiment", "string", undefined, "Experiment."),
   mlflowRunName: outFlag(MLFLOW, "mlflow-run-name", "string", undefined, "Run name."),

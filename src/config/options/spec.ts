@@ -54,6 +54,11 @@ export interface OptionSpec<T = unknown> {
   noop?(value: T): boolean;
   /** The flag may stand alone (`--server-metrics`) or take values (`--server-metrics URL`). */
   optionalValue?: boolean;
+  /**
+   * A list flag takes every value that follows it up to the next flag
+   * (`--server-metrics-formats json csv jsonl`), as AIPerf's lists do.
+   */
+  manyValues?: boolean;
   /** Other spellings of values, mapped to the value they stand for (`http` → `auto`). */
   valueAliases?: Record<string, string>;
   /** Not one of AIPerf's flags: reprise's own (listed apart in docs/aiperf-flags.md). */
