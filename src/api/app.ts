@@ -117,6 +117,8 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
   });
 
   get("/api/workers", (c) => jsonBody(c, { workers: source.snapshot().workers }));
+  // Shards compare their clocks with this one (cli/start_at.ts): the time as the answer is made.
+  get("/api/clock", (c) => c.json({ epoch_ms: performance.timeOrigin + performance.now() }));
 
   get("/api/results", (c) => {
     const status = source.status();

@@ -108,6 +108,18 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/api/clock",
+    operationId: "getClock",
+    summary: "This process's clock",
+    description:
+      "Epoch ms (fractional) when the answer was made: shards of a sharded run check their clocks against it (--clock-reference).",
+    tag: "run",
+    responses: {
+      "200": json("ClockResponse", z.object({ epoch_ms: z.number() }), "The clock reading."),
+    },
+  },
+  {
+    method: "get",
     path: "/api/results",
     operationId: "getResults",
     summary: "Final results",

@@ -35,6 +35,8 @@ import { shows, traceLine } from "./log.ts";
 import { progressMode, resultText } from "./output.ts";
 import { startProgress } from "./progress.ts";
 import { RunState } from "./run_state.ts";
+import { ShardStart } from "./start_at.ts";
+import { SHARD_INFO_FILE } from "../export/shard_info.ts";
 import type { Target } from "./target.ts";
 
 /** Everything a run needs, resolved from the command line. */
@@ -271,6 +273,11 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   );
   // TRACE: one line per finished request, written on the main thread after it was measured.
   const trace = shows(config, "TRACE");
+  // A shard (or a run with --start-at) checks its clock and waits for the start before profiling.
+  const together = plan.shard !== null || plan.startAtMs !== null
+    ? new ShardStart(plan, input.target.url)
+    : null;
+  const shardIndex = plan.shard?.index;
   end.startNs = nowNs();
   try {
     for (const spec of plan.phases) {
@@ -283,12 +290,19 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
         aggregator: results.aggregator,
         startNs: nowNs(),
       });
-      runner = new PhaseRunner(pool, spec);
+      const startAt = spec.plan.phase === "profiling"
+        ? await together?.begin((line) => io.stderr(`${line}\n`), io.signal)
+        : undefined;
+      if (startAt === null || end.interrupted) break;
+      runner = new PhaseRunner(pool, spec, startAt);
       // The server's metrics are scraped during profiling only (warmup apart).
       const scrape = spec.plan.phase === "profiling" ? run.scraper : null;
       await scrape?.start();
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
-        for (const r of records) results.add(r);
+        for (const r of records) {
+          if (shardIndex !== undefined) r.shard = shardIndex;
+          results.add(r);
+        }
         if (trace) { for (const r of records) io.stderr(traceLine(r)); }
       });
       await scrape?.stop();
@@ -307,6 +321,9 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
     io.hardSignal?.removeEventListener("abort", onHard);
   }
   end.endNs = nowNs();
+  await together?.write(join(plan.runDir, SHARD_INFO_FILE)).catch((e) =>
+    io.stderr(`warning: ${SHARD_INFO_FILE} could not be written: ${(e as Error).message}\n`)
+  );
   if (end.interrupted) end.signal = stopSignal(io);
   return end;
 }

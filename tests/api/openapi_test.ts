@@ -11,6 +11,7 @@ const ROUTES = [
   "/metrics",
   "/api/progress",
   "/api/workers",
+  "/api/clock",
   "/api/results",
   "/api/results/list",
   "/api/results/files/{path}",
