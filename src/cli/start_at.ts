@@ -21,7 +21,7 @@ import {
 } from "../export/shard_info.ts";
 import type { RunPlan } from "../plan/run_plan.ts";
 
-/** The check's longest run when the time before the start allows it. */
+/** The check's longest run without a start instant (and a `Date` header's, with one). */
 const CHECK_MS = 1200;
 /** A live API reading: this many, a little apart; the narrowest intersection is kept. */
 const API_SAMPLES = 8;
@@ -44,6 +44,11 @@ export interface ClockSource {
   /** Readings wanted (each narrows the interval), and the gap between them. */
   samples: number;
   gapMs: number;
+  /**
+   * The longest the check may take when the start leaves time for it: a live API may be still
+   * starting (shard 0's pod pulled later), a `Date` header is read within a server second.
+   */
+  maxMs: number;
 }
 
 /** The server's `Date` header, read with HEAD on its origin. */
@@ -58,6 +63,7 @@ export function dateHeaderSource(url: string): ClockSource | null {
     name: `Date header of ${origin}`,
     samples: 24,
     gapMs: 50,
+    maxMs: CHECK_MS,
     probe: async (signal) => {
       const res = await fetch(origin + "/", { method: "HEAD", signal, redirect: "manual" });
       await res.body?.cancel();
@@ -74,6 +80,7 @@ export function liveApiSource(base: string): ClockSource {
     name: `clock of ${base}`,
     samples: API_SAMPLES,
     gapMs: 10,
+    maxMs: 60_000,
     probe: async (signal) => {
       const res = await fetch(url, { signal });
       if (!res.ok) {
@@ -175,9 +182,11 @@ export class ShardStart {
   ): Promise<number | undefined | null> {
     const at = this.#plan.startAtMs;
     const readyNs = nowNs();
-    // The check may use the time left before the start, up to one server second and a bit.
-    const budget = at === null ? CHECK_MS : Math.min(CHECK_MS, at - epochMs() - 100);
-    const clock = this.#source === null ? null : await checkClock(this.#source, budget);
+    // The check may use the time left before the start, up to the source's longest.
+    const source = this.#source;
+    const most = source?.maxMs ?? CHECK_MS;
+    const budget = at === null ? CHECK_MS : Math.min(most, at - epochMs() - 100);
+    const clock = source === null ? null : await checkClock(source, budget);
     const off = clockWarning(clock);
     if (off !== null) warn(`warning: ${off}`);
     if (clock === null && this.#source !== null) {

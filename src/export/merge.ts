@@ -79,7 +79,10 @@ interface MergedLine {
   record: RequestRecord;
   values: RecordValues;
   line: string;
+  /** Position of its shard among the merge's inputs. */
   shard: number;
+  /** The `shard_index` the line carries, or null. */
+  said: number | null;
 }
 
 /** The float just above or below `x` (x finite, not zero). */
@@ -163,7 +166,8 @@ function parseLines(text: string, source: string, shard: number, out: MergedLine
       endNs: Number(endNs - startNs),
       error: doc.error ?? null,
     } as RequestRecord;
-    out.push({ record, values, line, shard });
+    const said = typeof meta.shard_index === "number" ? meta.shard_index : null;
+    out.push({ record, values, line, shard, said });
   }
 }
 
@@ -289,6 +293,8 @@ export async function mergeShards(
       ? (summary.reprise_input_config as Record<string, unknown>).shard
       : undefined;
     const [gi, gn] = typeof given === "string" ? given.split("/").map(Number) : [null, null];
+    // Without shard.json or a summary, the lines say which shard sent them.
+    const said = lines.find((l) => l.said !== null)?.said ?? null;
     let firstStart: bigint | null = null;
     let lastEnd: bigint | null = null;
     let errors = 0;
@@ -300,7 +306,7 @@ export async function mergeShards(
     }
     breakdown.push({
       source: s.source,
-      index: info?.index ?? gi,
+      index: info?.index ?? gi ?? said,
       count: info?.count ?? gn,
       requests: prof.length,
       errors,

@@ -32,12 +32,12 @@ function container(job: Doc): Doc {
   return job.spec.template.spec.containers[0];
 }
 
-/** A free 127.0.0.1 port. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+/** `n` free 127.0.0.1 ports, all different (held together until each is known). */
+function freePorts(n: number): number[] {
+  const ls = Array.from({ length: n }, () => Deno.listen({ hostname: "127.0.0.1", port: 0 }));
+  const ports = ls.map((l) => (l.addr as Deno.NetAddr).port);
+  for (const l of ls) l.close();
+  return ports;
 }
 
 /** What the pods of one local "cluster" share: ports per pod, folders, the shard count. */
@@ -212,6 +212,7 @@ for (const kind of KINDS) {
     const server = await startMockServer({ outputTokens: 3 });
     const root = await Deno.makeTempDir();
     const procs: { child: Deno.ChildProcess; err: Promise<string> }[] = [];
+    let failure: Error | null = null;
     try {
       // The ConfigMap's files, with the server's Service name pointing at the mock.
       const data: Record<string, string> = { ...configMap.data };
@@ -235,9 +236,10 @@ for (const kind of KINDS) {
       // One instant for every pod of every size, a few seconds ahead: they load meanwhile.
       const startAtMs = Math.ceil(Date.now() / 1000) * 1000 + 4000;
       data["start-at"] = new Date(startAtMs).toISOString();
+      const ports = freePorts(7);
       const clusters: Cluster[] = [1, 2, 4].map((n) => ({
         n,
-        ports: Array.from({ length: n }, freePort),
+        ports: ports.splice(0, n),
         configDir,
         dirs: Array.from({ length: n }, (_, i) => join(root, `n${n}`, `pod${i}`)),
         mergedDir: join(root, `n${n}`, "merged"),
@@ -294,7 +296,11 @@ for (const kind of KINDS) {
           await Deno.readTextFile(join(c.mergedDir, "profile_export_aiperf.json")),
         );
         // The same requests as one machine's run, none failed, each by the shard it belongs to.
-        assert.deepEqual(merged.map(key).sort(), one.map(key).sort(), `N=${c.n}: requests`);
+        assert.deepEqual(
+          merged.map(key).sort(),
+          one.map(key).sort(),
+          `N=${c.n}: requests\n${mergeIo.text()}`,
+        );
         assert.ok(merged.every((l) => l.error === null));
         for (const l of merged) assert.equal(l.meta.shard_index, Number(l.meta.session_num) % c.n);
         // Each session's turns in order.
@@ -324,6 +330,8 @@ for (const kind of KINDS) {
         assert.equal(shards.shards.length, c.n);
         assert.deepEqual(shards.warnings, [], mergeIo.text());
       }
+    } catch (e) {
+      failure = e as Error;
     } finally {
       // The shards linger for the merge; a signal ends the linger.
       for (const p of procs) {
@@ -336,6 +344,12 @@ for (const kind of KINDS) {
       );
       await server.close();
       await Deno.remove(root, { recursive: true });
+      // A failed check says what every pod said.
+      if (failure !== null) {
+        failure.message += ends.map((e, i) => `\n--- pod ${i} (exit ${e.status.code}):\n${e.err}`)
+          .join("");
+        throw failure;
+      }
       for (const e of ends) assert.equal(e.status.code, 0, e.err);
     }
   });
