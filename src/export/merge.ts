@@ -223,6 +223,7 @@ function oneMachineConfig(summary: Record<string, unknown> | null): Record<strin
   delete c.shard;
   delete c.shards;
   delete c.startAt;
+  delete c.clockReference;
   return c;
 }
 
