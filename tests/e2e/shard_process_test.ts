@@ -246,6 +246,8 @@ for (const kind of KINDS) {
       }));
       for (const c of clusters) {
         for (let i = 0; i < c.n; i++) {
+          // The pod's emptyDir exists when it starts.
+          await Deno.mkdir(c.dirs[i], { recursive: true });
           const args = localize([...ctr.args], c, i);
           const child = new Deno.Command(Deno.execPath(), {
             args: ["run", "--allow-all", join(ROOT, "main.ts"), ...args],
