@@ -148,9 +148,11 @@ Deno.test("merge of 4 shards: every statistic of the one run that sent all their
     await writeRun(join(root, "single"), Array.from({ length: n }, (_, i) => record(i)));
     for (let s = 0; s < 4; s++) {
       const own = Array.from({ length: n }, (_, i) => i).filter((i) => i % 4 === s).map(record);
-      await writeRun(join(root, `shard${s}`), own, s);
+      await writeRun(join(root, "shards", `shard${s}`), own, s);
     }
-    const shards = await Promise.all([0, 1, 2, 3].map((s) => artifacts(join(root, `shard${s}`))));
+    const shards = await Promise.all(
+      [0, 1, 2, 3].map((s) => artifacts(join(root, "shards", `shard${s}`))),
+    );
     const outcome = await mergeShards(shards, join(root, "merged"), { version: "test" });
     const single = await Deno.readTextFile(join(root, "single", "profile_export_aiperf.json"));
     const merged = await Deno.readTextFile(join(root, "merged", "profile_export_aiperf.json"));
@@ -204,6 +206,14 @@ Deno.test("merge of 4 shards: every statistic of the one run that sent all their
     const rows = JSON.parse(compared.out).metrics as { change_pct: number | null }[];
     assert.ok(rows.length > 50, `${rows.length} rows`);
     assert.ok(rows.every((r) => r.change_pct === 0 || r.change_pct === null), compared.out);
+    // The command reads a folder of shards' run folders to the same summary.
+    const merged2 = await run(["merge", join(root, "shards"), "--output", join(root, "merged2")]);
+    assert.equal(merged2.code, 0, merged2.err);
+    assert.deepEqual(
+      comparable(await Deno.readTextFile(join(root, "merged2", "profile_export_aiperf.json"))),
+      want,
+    );
+    assert.match(merged2.err, /^shard 3\/4: 14 requests \(1 failed\) from /m);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

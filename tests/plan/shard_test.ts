@@ -157,3 +157,13 @@ Deno.test("shardRunDirName: shards of one run write apart", () => {
     "m-openai-chat-concurrency8-shard1-of-4",
   );
 });
+
+Deno.test("shardPhases: user-centric users are shared out as sessions are", () => {
+  const [p] = phases(
+    { userCentricRate: 4, numUsers: 10, benchmarkDuration: 5 },
+    ["userCentricRate", "numUsers", "benchmarkDuration"],
+  );
+  assert.equal(p.plan.timing?.mode, "users");
+  const slots = [0, 1, 2].map((index) => shardPhases([p], convs, { index, count: 3 })[0].slots);
+  assert.deepEqual(slots, [4, 3, 3]);
+});
