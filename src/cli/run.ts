@@ -274,7 +274,7 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   // TRACE: one line per finished request, written on the main thread after it was measured.
   const trace = shows(config, "TRACE");
   // A shard (or a run with --start-at) checks its clock and waits for the start before profiling.
-  const together = plan.shard !== null || plan.startAtMs !== null
+  const together = plan.shard !== null || plan.startAtMs !== null || plan.startBarrier !== null
     ? new ShardStart(plan, input.target.url)
     : null;
   const shardIndex = plan.shard?.index;

@@ -135,6 +135,41 @@ export async function checkClock(
   return { reference: source.name, lowMs: low, highMs: high, samples };
 }
 
+/** How long a shard waits at the start barrier for the others before it gives up. */
+export const BARRIER_WAIT_MS = 15 * 60_000;
+
+/**
+ * Asks the start barrier of the live API at `base` (shard 0's: `GET /api/barrier`) until every
+ * shard has come; returns the instant they start at (epoch ms), or null when `signal` stopped
+ * the wait. An API not up yet is asked again; no answer in {@link BARRIER_WAIT_MS} is an error.
+ */
+export async function waitAtBarrier(
+  base: string,
+  shard: { index: number; count: number },
+  signal?: AbortSignal,
+  opts: { gapMs?: number; waitMs?: number } = {},
+): Promise<number | null> {
+  const url = `${base.replace(/\/+$/, "")}/api/barrier?shard=${shard.index}&of=${shard.count}`;
+  const until = epochMs() + (opts.waitMs ?? BARRIER_WAIT_MS);
+  let last = "no answer";
+  while (!signal?.aborted) {
+    let refused: string | null = null;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      const body = await res.json();
+      if (res.status === 400) refused = String(body.error);
+      else if (body.ready === true && Number.isFinite(body.start_at_ms)) return body.start_at_ms;
+      else last = `${body.seen} of ${body.of} shards ready`;
+    } catch { /* not up yet */ }
+    if (refused !== null) throw new Error(`the start barrier at ${base} refused: ${refused}`);
+    if (epochMs() >= until) {
+      throw new Error(`the start barrier at ${base} did not open (${last})`);
+    }
+    if (!(await waitForEpoch(epochMs() + (opts.gapMs ?? 200), signal))) return null;
+  }
+  return null;
+}
+
 /** Resolves at epoch ms `at` (at once when past); false when `signal` aborted first. */
 export function waitForEpoch(at: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
@@ -180,7 +215,12 @@ export class ShardStart {
     warn: (line: string) => void,
     signal?: AbortSignal,
   ): Promise<number | undefined | null> {
-    const at = this.#plan.startAtMs;
+    const shard = this.#plan.shard ?? { index: 0, count: 1 };
+    let at = this.#plan.startAtMs;
+    if (at === null && this.#plan.startBarrier !== null) {
+      at = await waitAtBarrier(this.#plan.startBarrier, shard, signal);
+      if (at === null) return null;
+    }
     const readyNs = nowNs();
     // The check may use the time left before the start, up to the source's longest.
     const source = this.#source;
@@ -200,7 +240,6 @@ export class ShardStart {
         } ms after --start-at: this shard's first requests are late by that much (set --start-at further ahead)`,
       );
     }
-    const shard = this.#plan.shard ?? { index: 0, count: 1 };
     this.#info = {
       index: shard.index,
       count: shard.count,

@@ -224,6 +224,7 @@ function oneMachineConfig(summary: Record<string, unknown> | null): Record<strin
   delete c.shards;
   delete c.startAt;
   delete c.clockReference;
+  delete c.startBarrier;
   return c;
 }
 

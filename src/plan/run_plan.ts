@@ -89,6 +89,8 @@ export interface RunPlan {
   startAtMs: number | null;
   /** `--clock-reference`: the live API the shard's clock is checked against; null: the server. */
   clockReference: string | null;
+  /** `--start-barrier`: the live API whose barrier gives the start (without `--start-at`). */
+  startBarrier: string | null;
 }
 
 /** Where requests go, as the command resolved it (`cli/target.ts`). */
@@ -297,5 +299,6 @@ export function planRun(input: PlanInput): RunPlan {
     shard,
     startAtMs: config.startAt === undefined ? null : parseStartAt(config.startAt),
     clockReference: config.clockReference ?? null,
+    startBarrier: config.startAt === undefined ? config.startBarrier ?? null : null,
   };
 }

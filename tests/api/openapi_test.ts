@@ -12,6 +12,7 @@ const ROUTES = [
   "/api/progress",
   "/api/workers",
   "/api/clock",
+  "/api/barrier",
   "/api/results",
   "/api/results/list",
   "/api/results/files/{path}",

@@ -150,10 +150,18 @@ interface Kind {
   phase: Record<string, unknown> | null;
   dataset: { file: string; format: string; text: string } | null;
   scheduled: boolean;
+  /** The ConfigMap's start-at is left empty: the pods meet at shard 0's start barrier. */
+  barrier?: boolean;
 }
 
 const KINDS: Kind[] = [
-  { name: "concurrency (the manifest's config)", phase: null, dataset: null, scheduled: false },
+  {
+    name: "concurrency (the manifest's config), started at the barrier",
+    phase: null,
+    dataset: null,
+    scheduled: false,
+    barrier: true,
+  },
   {
     name: "request rate, Poisson, two-turn conversations",
     phase: { type: "poisson", rate: 60 },
@@ -235,7 +243,8 @@ for (const kind of KINDS) {
       }
       // One instant for every pod of every size, a few seconds ahead: they load meanwhile.
       const startAtMs = Math.ceil(Date.now() / 1000) * 1000 + 4000;
-      data["start-at"] = new Date(startAtMs).toISOString();
+      const startAt = new Date(startAtMs).toISOString();
+      data["start-at"] = kind.barrier ? "" : startAt;
       const ports = freePorts(7);
       const clusters: Cluster[] = [1, 2, 4].map((n) => ({
         n,
@@ -268,7 +277,7 @@ for (const kind of KINDS) {
         "--artifact-dir",
         single,
         "--start-at",
-        data["start-at"],
+        startAt,
         "--ui",
         "none",
       ], singleIo);
@@ -330,29 +339,32 @@ for (const kind of KINDS) {
         checkSummary(summary, merged);
         const shards = JSON.parse(await Deno.readTextFile(join(c.mergedDir, "shards.json")));
         assert.equal(shards.shards.length, c.n);
+        // One start for all the pods: the instant given, or the one the barrier fixed.
+        const zeros = new Set(shards.shards.map((s: Doc) => s.profiling_start_ns));
+        assert.equal(zeros.size, 1);
+        if (!kind.barrier) assert.deepEqual([...zeros], [`${BigInt(startAtMs) * 1_000_000n}`]);
         assert.deepEqual(shards.warnings, [], mergeIo.text());
       }
     } catch (e) {
       failure = e as Error;
-    } finally {
-      // The shards linger for the merge; a signal ends the linger.
-      for (const p of procs) {
-        try {
-          p.child.kill("SIGINT");
-        } catch { /* already ended */ }
-      }
-      const ends = await Promise.all(
-        procs.map(async (p) => ({ status: await p.child.status, err: await p.err })),
-      );
-      await server.close();
-      await Deno.remove(root, { recursive: true });
-      // A failed check says what every pod said.
-      if (failure !== null) {
-        failure.message += ends.map((e, i) => `\n--- pod ${i} (exit ${e.status.code}):\n${e.err}`)
-          .join("");
-        throw failure;
-      }
-      for (const e of ends) assert.equal(e.status.code, 0, e.err);
     }
+    // The shards linger for the merge; a signal ends the linger.
+    for (const p of procs) {
+      try {
+        p.child.kill("SIGINT");
+      } catch { /* already ended */ }
+    }
+    const ends = await Promise.all(
+      procs.map(async (p) => ({ status: await p.child.status, err: await p.err })),
+    );
+    await server.close();
+    await Deno.remove(root, { recursive: true });
+    // A failed check says what every pod said.
+    if (failure !== null) {
+      failure.message += ends.map((e, i) => `\n--- pod ${i} (exit ${e.status.code}):\n${e.err}`)
+        .join("");
+      throw failure;
+    }
+    for (const e of ends) assert.equal(e.status.code, 0, e.err);
   });
 }

@@ -58,6 +58,18 @@ export const shardOptions = {
     metavar: "TIME",
     repriseOnly: true,
   }),
+  startBarrier: opt({
+    flag: "start-barrier",
+    env: ["REPRISE_START_BARRIER"],
+    kind: "string",
+    schema: z.string().regex(/^https?:\/\/[^\s]+$/),
+    expect: "an http:// or https:// URL of a reprise live API",
+    group: "Sharding",
+    help:
+      "Without --start-at: once ready, wait at this live API's start barrier (shard 0's --api-port: GET /api/barrier) until every shard is ready; all then start at the instant it gives, 2 s after the last one came.",
+    metavar: "URL",
+    repriseOnly: true,
+  }),
   clockReference: opt({
     flag: "clock-reference",
     env: ["REPRISE_CLOCK_REFERENCE"],
