@@ -4,6 +4,7 @@
  * `ApiSource`; nothing here can change the run.
  */
 
+import { StartBarrier } from "./barrier.ts";
 import { Hono } from "hono";
 import type { Context, Handler } from "hono";
 import { cors } from "hono/cors";
@@ -132,6 +133,19 @@ export function createApiApp(source: ApiSource, options: ApiAppOptions = {}): Ho
   });
 
   get("/api/workers", (c) => jsonBody(c, { workers: source.snapshot().workers }));
+  // Shards compare their clocks with this one (cli/start_at.ts): the time as the answer is made.
+  get("/api/clock", (c) => c.json({ epoch_ms: performance.timeOrigin + performance.now() }));
+  const barrier = new StartBarrier();
+  get("/api/barrier", (c) => {
+    const shard = c.req.query("shard");
+    const of = c.req.query("of");
+    // Without a shard it is a look at the barrier, not an arrival.
+    if (shard === undefined && of === undefined) return c.json(barrier.status());
+    const answer = barrier.arrive(Number(shard), Number(of));
+    return answer === null
+      ? c.json({ error: "shard must be an index below of, and of the first shard's count" }, 400)
+      : c.json(answer);
+  });
 
   get("/api/results", (c) => {
     const status = source.status();

@@ -128,6 +128,40 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/api/clock",
+    operationId: "getClock",
+    summary: "This process's clock",
+    description:
+      "Epoch ms (fractional) when the answer was made: shards of a sharded run check their clocks against it (--clock-reference).",
+    tag: "run",
+    responses: {
+      "200": json("ClockResponse", z.object({ epoch_ms: z.number() }), "The clock reading."),
+    },
+  },
+  {
+    method: "get",
+    path: "/api/barrier",
+    operationId: "getBarrier",
+    summary: "Start barrier of a sharded run",
+    description:
+      "Asked by each shard once ready (`?shard=<index>&of=<count>`, --start-barrier): `{ready: false, seen, of}` until every shard has asked, then `{ready: true, start_at_ms}`, the instant all of them start at. Without a query: where the barrier stands, arriving nowhere.",
+    tag: "run",
+    responses: {
+      "200": json(
+        "BarrierResponse",
+        z.object({
+          ready: z.boolean(),
+          seen: z.number().optional(),
+          of: z.number().nullable().optional(),
+          start_at_ms: z.number().optional(),
+        }),
+        "Whether every shard is ready, and then the start.",
+      ),
+      "400": json("ErrorResponse", ErrorResponseSchema, "An index out of range or another count."),
+    },
+  },
+  {
+    method: "get",
     path: "/api/results",
     operationId: "getResults",
     summary: "Final results",

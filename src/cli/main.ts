@@ -17,6 +17,7 @@ Commands:
   demo          Start the mock server in-process and profile it with a sample dataset
   report        Write a self-contained HTML report (charts) of one or more runs' artifacts
   compare       Show two runs' summary metrics side by side with the change in percent
+  merge         Join the shards of a sharded run (profile --shard i/N) into one artifact set
   config        Validate an AIPerf YAML config file, or expand it to the flags it equals
 
 Run \`reprise <command> --help\` for a command's options.
@@ -68,6 +69,8 @@ export async function main(args: string[], io: Io): Promise<number> {
         return await (await import("./config.ts")).configCommand(rest, io);
       case "compare":
         return await (await import("./compare.ts")).compareCommand(rest, io);
+      case "merge":
+        return await (await import("./merge.ts")).mergeCommand(rest, io);
       default:
         io.stderr(`error: unknown command "${command}"\n\n${USAGE}`);
         return ExitCode.BAD_CONFIG;

@@ -36,6 +36,8 @@ import { shows, traceLine } from "./log.ts";
 import { progressMode, resultText } from "./output.ts";
 import { startProgress } from "./progress.ts";
 import { RunState } from "./run_state.ts";
+import { ShardStart } from "./start_at.ts";
+import { SHARD_INFO_FILE } from "../export/shard_info.ts";
 import type { Target } from "./target.ts";
 
 /** Everything a run needs, resolved from the command line. */
@@ -282,6 +284,11 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
   );
   // TRACE: one line per finished request, written on the main thread after it was measured.
   const trace = shows(config, "TRACE");
+  // A shard (or a run with --start-at) checks its clock and waits for the start before profiling.
+  const together = plan.shard !== null || plan.startAtMs !== null || plan.startBarrier !== null
+    ? new ShardStart(plan, input.target.url)
+    : null;
+  const shardIndex = plan.shard?.index;
   end.startNs = nowNs();
   try {
     for (const spec of plan.phases) {
@@ -294,12 +301,19 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
         aggregator: results.aggregator,
         startNs: nowNs(),
       });
+      const startAt = spec.plan.phase === "profiling"
+        ? await together?.begin((line) => io.stderr(`${line}\n`), io.signal)
+        : undefined;
+      if (startAt === null || end.interrupted) break;
       await run.observers.phaseStart(spec.plan.phase);
       // A signal taken while the phase's first scrape was made stops the run before the phase.
       if (end.interrupted) break;
-      runner = new PhaseRunner(pool, spec);
+      runner = new PhaseRunner(pool, spec, startAt);
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
-        for (const r of records) results.add(r);
+        for (const r of records) {
+          if (shardIndex !== undefined) r.shard = shardIndex;
+          results.add(r);
+        }
         if (trace) { for (const r of records) io.stderr(traceLine(r)); }
       });
       await run.observers.phaseEnd(spec.plan.phase);
@@ -318,6 +332,9 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
     io.hardSignal?.removeEventListener("abort", onHard);
   }
   end.endNs = nowNs();
+  await together?.write(join(plan.runDir, SHARD_INFO_FILE)).catch((e) =>
+    io.stderr(`warning: ${SHARD_INFO_FILE} could not be written: ${(e as Error).message}\n`)
+  );
   if (end.interrupted) end.signal = stopSignal(io);
   return end;
 }

@@ -18,6 +18,7 @@ import { sweepOptions } from "./options/sweep.ts";
 import { accuracyOptions } from "./options/accuracy.ts";
 import { developmentOptions } from "./options/development.ts";
 import { liveApiOptions } from "./options/live_api.ts";
+import { shardOptions } from "./options/shard.ts";
 import { mockServerOptions } from "./options/mock_server.ts";
 import { reportOptions } from "./options/report.ts";
 import type { ConfigOf } from "./options/spec.ts";
@@ -25,6 +26,7 @@ import type { ConfigOf } from "./options/spec.ts";
 export type { ConfigOf, FlagStatus, OptionKind, OptionSpec, OptionTable } from "./options/spec.ts";
 export { statusOf } from "./options/spec.ts";
 export { mockServerOptions, reportOptions };
+export { mergeOptions } from "./options/shard.ts";
 
 /** The option groups of `profile`, each a table of its own (`options/<group>.ts`). */
 export const profileOptionGroups = {
@@ -36,6 +38,7 @@ export const profileOptionGroups = {
   loadOptions,
   developmentOptions,
   liveApiOptions,
+  shardOptions,
   // AIPerf's flags that parse without their feature in reprise (each says why).
   endpointCompatOptions,
   inputCompatOptions,
@@ -133,6 +136,7 @@ export const profileOptions = {
   apiHost: liveApiOptions.apiHost,
   apiLingerSeconds: liveApiOptions.apiLingerSeconds,
   statsInterval: liveApiOptions.statsInterval,
+  ...shardOptions,
   artifactDir: outputOptions.artifactDir,
   ui: outputOptions.ui,
   logLevel: outputOptions.logLevel,

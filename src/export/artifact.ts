@@ -190,7 +190,23 @@ export async function checkArtifactDir(artifactDir: string, runDir: string): Pro
   try {
     await probeDir(runDir);
   } finally {
-    if (created !== null) await Deno.remove(created, { recursive: true }).catch(() => {});
+    if (created !== null) await removeCreated(runDir, created);
+  }
+}
+
+/**
+ * Removes the directories the check made, from `runDir` up to `created`, each only while empty:
+ * another process may have put its own run beside them meanwhile (shards of one run sharing a
+ * volume, each checking its folder under the same new `--artifact-dir`).
+ */
+async function removeCreated(runDir: string, created: string): Promise<void> {
+  for (let d = runDir;; d = dirname(d)) {
+    try {
+      await Deno.remove(d);
+    } catch {
+      return;
+    }
+    if (d === created || dirname(d) === d) return;
   }
 }
 

@@ -79,6 +79,7 @@ export const WAS_CANCELLED = piece(`,"was_cancelled":`);
 export const CANCELLATION_TIME_NS = piece(`,"cancellation_time_ns":`);
 export const INTENDED_START_NS = piece(`,"intended_start_ns":`);
 export const URL_INDEX = piece(`,"url_index":`);
+export const SHARD_INDEX = piece(`,"shard_index":`);
 export const METRICS_OPEN = piece(`},"metrics":{`);
 export const ERROR_OPEN = piece(`},"error":`);
 export const LINE_END = piece("}");
@@ -206,6 +207,10 @@ function lineHead(rec: RequestRecord, out: LineSink): void {
   if (rec.urlIndex !== undefined) {
     out.piece(URL_INDEX);
     out.int(rec.urlIndex);
+  }
+  if (rec.shard !== undefined) {
+    out.piece(SHARD_INDEX);
+    out.int(rec.shard);
   }
   out.piece(METRICS_OPEN);
 }

@@ -47,6 +47,7 @@ export function plainRecordLine(rec: RequestRecord, values: RecordValues): strin
     metadata.intended_start_ns = rawJSON(rec.intendedStartNs.toString());
   }
   if (rec.urlIndex !== undefined) metadata.url_index = rec.urlIndex;
+  if (rec.shard !== undefined) metadata.shard_index = rec.shard;
   const metrics: Record<string, { value: number | number[]; unit: string }> = {};
   for (let i = 0; i < LINE_DEFS.length; i++) {
     const def = LINE_DEFS[i];

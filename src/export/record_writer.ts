@@ -47,6 +47,7 @@ import {
   REQUEST_END_NS,
   REQUEST_START_NS,
   SESSION_NUM,
+  SHARD_INDEX,
   TRUE,
   TURN_INDEX,
   URL_INDEX,
@@ -266,6 +267,11 @@ export class RecordWriter {
       if (at > limit) return -2;
       at = putBytes(buf, at, URL_INDEX.bytes);
       at = putByteString(buf, at, String(rec.urlIndex));
+    }
+    if (rec.shard !== undefined) {
+      if (at > limit) return -2;
+      at = putBytes(buf, at, SHARD_INDEX.bytes);
+      at = putByteString(buf, at, String(rec.shard));
     }
     if (at > limit) return -2;
     at = putBytes(buf, at, METRICS_OPEN.bytes);

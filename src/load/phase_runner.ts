@@ -29,10 +29,14 @@ export class PhaseRunner {
   #end: PhaseEnd = "done";
   #completed = 0;
   #failed = 0;
+  /** The phase's time zero (epoch ms) when it was fixed in advance (`--start-at`). */
+  #startEpochMs: number | undefined;
 
-  constructor(pool: WorkerPool, spec: PhaseSpec) {
+  /** `startEpochMs`: the phase's time zero, when fixed (shards starting together); else now. */
+  constructor(pool: WorkerPool, spec: PhaseSpec, startEpochMs?: number) {
     this.#pool = pool;
     this.#spec = spec;
+    this.#startEpochMs = startEpochMs;
   }
 
   /** Stops issuing; requests in flight get the grace period, then are cancelled. */
@@ -51,10 +55,13 @@ export class PhaseRunner {
   /** Runs the phase to its end; records arrive through `onRecords`. */
   async run(onRecords: (records: RequestRecord[]) => void): Promise<PhaseEnd> {
     const spec = this.#spec;
-    const startPerf = performance.now() + START_LEAD_MS;
+    const startPerf = this.#startEpochMs === undefined
+      ? performance.now() + START_LEAD_MS
+      : this.#startEpochMs - performance.timeOrigin;
     const plan = { ...spec.plan, startEpochMs: performance.timeOrigin + startPerf };
     if (spec.durationMs !== undefined) {
-      this.#timers.push(setTimeout(() => this.stop(), START_LEAD_MS + spec.durationMs));
+      const untilStart = Math.max(0, startPerf - performance.now());
+      this.#timers.push(setTimeout(() => this.stop(), untilStart + spec.durationMs));
     }
     const rampMs = plan.concurrencyRampMs ?? 0;
     const cap = plan.maxConcurrency;

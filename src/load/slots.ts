@@ -24,6 +24,7 @@ import {
   waitUntil,
 } from "./wait.ts";
 import type { PhasePlan } from "../plan/types.ts";
+import { globalSession } from "../plan/shard.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import type { RecordError, RequestRecord } from "../record/record.ts";
 import { redactText } from "../config/redact.ts";
@@ -144,6 +145,10 @@ export async function runSlots(opts: {
   const sessionHeader = plan.sessionHeader ?? "X-Correlation-ID";
   const prefill = plan.prefillConcurrency !== undefined;
   const userGapMs = timing.mode === "users" ? timing.gapMs : 0;
+  // A shard takes its own of the global session numbers (plan/shard.ts); unsharded: all of them.
+  const shard = plan.shard;
+  const nextSession = (): number =>
+    globalSession(Atomics.add(control, Ctl.NEXT_CONVERSATION, 1), shard);
 
   /**
    * Sends conversations, one after another, each one's turns in order: `next` gives the next one
@@ -360,7 +365,7 @@ export async function runSlots(opts: {
     const start: Start = { sessionNum: 0, conversationIndex: 0, firstPerf: null, nextPerf: 0 };
     /** After a place was taken: the next conversation, or null (the place given back). */
     const take = (): Start | null => {
-      const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+      const sessionNum = nextSession();
       if (sessionNum >= plan.conversationLimit) {
         releaseSlot(control);
         return null;
@@ -391,7 +396,7 @@ export async function runSlots(opts: {
     const running = new Set<Promise<unknown>>();
     const release = () => releaseSlot(control);
     while (!stopped() && Atomics.load(control, Ctl.ISSUED) < plan.requestLimit) {
-      const i = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+      const i = nextSession();
       if (i >= plan.conversationLimit) break;
       const at = cursor ? cursor.timeOf(i) : timing.mode === "fixed" ? timing.offsetsMs[i] : 0;
       if (plan.durationMs !== undefined && at > plan.durationMs) break;
@@ -425,7 +430,7 @@ export async function runSlots(opts: {
    */
   async function user(): Promise<void> {
     if (timing.mode !== "users") return;
-    const u = Atomics.add(control, Ctl.NEXT_USER, 1);
+    const u = globalSession(Atomics.add(control, Ctl.NEXT_USER, 1), shard);
     const capped = plan.maxConcurrency !== undefined;
     const start: Start = {
       sessionNum: 0,
@@ -438,7 +443,7 @@ export async function runSlots(opts: {
       if (plan.durationMs !== undefined && at - origin > plan.durationMs) return null;
       if (!(await waitUntil(at, stopped))) return null;
       if (capped && !(await acquireSlot(control))) return null;
-      const sessionNum = Atomics.add(control, Ctl.NEXT_CONVERSATION, 1);
+      const sessionNum = nextSession();
       if (sessionNum >= plan.conversationLimit) {
         if (capped) releaseSlot(control);
         return null;

@@ -122,5 +122,16 @@ export function describePlan(plan: RunPlan, url: string): string {
     );
   }
   if (plan.plainPaths.length > 0) lines.push(`plan: plain paths ${plan.plainPaths.join(", ")}`);
+  const shard = plan.shard;
+  if (shard !== null) {
+    lines.push(
+      `plan: shard ${shard.index} of ${shard.count}: sessions ${shard.index}, ${
+        shard.index + shard.count
+      }, ${shard.index + 2 * shard.count}, … of the global plan (limits above are this shard's)`,
+    );
+  }
+  if (plan.startAtMs !== null) {
+    lines.push(`plan: profiling starts at ${new Date(plan.startAtMs).toISOString()}`);
+  }
   return lines.join("\n") + "\n";
 }

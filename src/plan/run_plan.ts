@@ -34,6 +34,14 @@ import type { PlannedConversation } from "./types.ts";
 import { checkConflicts } from "./conflicts.ts";
 import { checkFlagStatus, recordedConfig } from "./flag_status.ts";
 import { checkLoadFlags, parseRateSeries, reuseStrategy } from "./load_flags.ts";
+import { readEnv } from "../util/env.ts";
+import {
+  parseStartAt,
+  resolveShard,
+  shardPhases,
+  shardRunDirName,
+  type ShardSpec,
+} from "./shard.ts";
 
 /** A validated run: what every stage after planning reads, and nothing it has to work out. */
 export interface RunPlan {
@@ -76,6 +84,14 @@ export interface RunPlan {
   plainPaths: string[];
   /** The config as the artifacts record it: secrets redacted, model, streaming, sampling resolved. */
   inputConfig: Record<string, unknown>;
+  /** This process's part of a sharded run (`--shard`, `--shards`); null when it runs it all. */
+  shard: ShardSpec | null;
+  /** `--start-at` as epoch ms: when profiling starts; null: as soon as the run is ready. */
+  startAtMs: number | null;
+  /** `--clock-reference`: the live API the shard's clock is checked against; null: the server. */
+  clockReference: string | null;
+  /** `--start-barrier`: the live API whose barrier gives the start (without `--start-at`). */
+  startBarrier: string | null;
 }
 
 /** Where requests go, as the command resolved it (`cli/target.ts`). */
@@ -240,7 +256,21 @@ export function planRun(input: PlanInput): RunPlan {
     reuse: reuseStrategy(config.connectionReuseStrategy),
     sessionHeader: config.sessionHeader,
   };
-  const phases = planPhases({ config, given, conversations, workers, base, series });
+  const shard = resolveShard(config, input.env ?? readEnv);
+  if (shard !== null && config.randomSeed === undefined) {
+    throw new ConfigError(
+      "a sharded run needs --random-seed: every shard must build the same plan",
+    );
+  }
+  const planned = planPhases({ config, given, conversations, workers, base, series });
+  const phases = shard === null ? planned : shardPhases(planned, conversations, shard);
+  const dirName = runDirName(
+    model,
+    config.endpointType,
+    config.concurrency,
+    // A fixed schedule ignores the rate: the directory is not named for it.
+    fixedSchedule ? undefined : config.requestRate,
+  );
   return {
     model,
     seed,
@@ -260,16 +290,7 @@ export function planRun(input: PlanInput): RunPlan {
     fixedSchedule,
     base,
     phases,
-    runDir: join(
-      config.artifactDir,
-      // A fixed schedule ignores the rate: the directory is not named for it.
-      runDirName(
-        model,
-        config.endpointType,
-        config.concurrency,
-        fixedSchedule ? undefined : config.requestRate,
-      ),
-    ),
+    runDir: join(config.artifactDir, shard === null ? dirName : shardRunDirName(dirName, shard)),
     plainPaths: resolvePlainPaths(config.plainPaths),
     // The resolved values are recorded, so the artifacts say what the run did.
     inputConfig: redactConfig({
@@ -278,5 +299,9 @@ export function planRun(input: PlanInput): RunPlan {
       streaming,
       datasetSamplingStrategy: sampling,
     }) as Record<string, unknown>,
+    shard,
+    startAtMs: config.startAt === undefined ? null : parseStartAt(config.startAt),
+    clockReference: config.clockReference ?? null,
+    startBarrier: config.startAt === undefined ? config.startBarrier ?? null : null,
   };
 }

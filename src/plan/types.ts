@@ -61,6 +61,12 @@ export type Timing =
 /** How connections are reused (`--connection-reuse-strategy`). */
 export type ReuseStrategy = "pooled" | "never" | "sticky";
 
+/** One part of a sharded run: shard `index` (from 0) of `count` (`plan/shard.ts`). */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
 /** The parameters of one phase, identical for every Worker. */
 export interface PhasePlan {
   phase: Phase;
@@ -127,4 +133,9 @@ export interface PhasePlan {
    */
   failedThreshold?: number;
   armAfter?: number;
+  /**
+   * This process's part of a sharded run: it starts the global sessions `i*count + index` (and,
+   * with users, those users), so its arrivals are its share of the one global schedule.
+   */
+  shard?: ShardSpec;
 }

@@ -100,4 +100,6 @@ export interface RequestRecord {
   cancelled: boolean;
   /** Which `--url` the request went to (0-based), when several were given. */
   urlIndex?: number;
+  /** The shard that sent it (`--shard`), in a sharded run. */
+  shard?: number;
 }

@@ -13,6 +13,8 @@ const ROUTES = [
   "/dashboard/events",
   "/api/progress",
   "/api/workers",
+  "/api/clock",
+  "/api/barrier",
   "/api/results",
   "/api/results/list",
   "/api/results/files/{path}",

@@ -61,6 +61,39 @@ Deno.test("checkArtifactDir: missing parents are fine, and the check leaves noth
   }
 });
 
+Deno.test("checkArtifactDir: another process's run in a folder the check made is left alone", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Shards sharing a volume: each checks its run folder under the same new artifact folder,
+    // and the other shard's run appears while this check runs (once the check has made its
+    // folder; tried again when the check was over before that could be seen).
+    const artifacts = join(dir, "bench");
+    const mine = join(artifacts, "run-shard0-of-2");
+    const theirs = join(artifacts, "run-shard1-of-2");
+    let raced = false;
+    for (let attempt = 0; attempt < 50 && !raced; attempt++) {
+      let done = false;
+      const check = checkArtifactDir(artifacts, mine).finally(() => done = true);
+      while (!done) {
+        if (await Deno.stat(mine).then(() => true, () => false)) {
+          await Deno.mkdir(theirs, { recursive: true });
+          await Deno.writeTextFile(join(theirs, "profile_export.jsonl"), "{}\n");
+          raced = true;
+          break;
+        }
+      }
+      await check;
+    }
+    assert.ok(raced, "the check never ran while the other run appeared");
+    assert.equal(await Deno.readTextFile(join(theirs, "profile_export.jsonl")), "{}\n");
+    assert.deepEqual((await Array.fromAsync(Deno.readDir(artifacts))).map((e) => e.name), [
+      "run-shard1-of-2",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("checkArtifactDir: a file, or a path under a file, each with its own kind", async () => {
   const dir = await Deno.makeTempDir();
   try {

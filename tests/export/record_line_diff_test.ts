@@ -41,6 +41,7 @@ function referenceLine(rec: RequestRecord, metrics: RecordMetrics): string {
     meta.push(`"intended_start_ns":${rec.intendedStartNs.toString()}`);
   }
   if (rec.urlIndex !== undefined) meta.push(`"url_index":${rec.urlIndex}`);
+  if (rec.shard !== undefined) meta.push(`"shard_index":${rec.shard}`);
   const out: Record<string, { value: number | number[]; unit: string }> = {};
   for (const tag in metrics) {
     const def = metricDef(tag);
@@ -209,6 +210,8 @@ Deno.test("RecordWriter.write: the bytes of recordLine, whatever the buffer's si
         { ackNs: null, intendedStartNs: null, cancelled: true, phase: "warmup" as const },
         { urlIndex: 0 },
         { urlIndex: 12, intendedStartNs: null },
+        { shard: 0 },
+        { urlIndex: 3, shard: 15 },
         { error: { code: 502, type: "HTTPError", message: 'bad "gateway" é\n' } },
         // Epoch ns: carries and borrows across whole seconds, starts outside 0..2^63, offsets
         // rounded or too large for the digit-by-digit path, the intended start equal or not.

@@ -187,3 +187,28 @@ Deno.test("--plain-paths all turns every fast path off", () => {
   assert.deepEqual(plan(["--plain-paths", "all"]).plainPaths, [...FAST_PATHS]);
   assert.deepEqual(plan([]).plainPaths, []);
 });
+
+Deno.test("a shard's plan: its part of the run, its own folder, and a seed it must be given", () => {
+  const p = plan(["--random-seed", "7", "--shards", "2", "--concurrency", "2"], {
+    env: { JOB_COMPLETION_INDEX: "1" },
+  });
+  assert.deepEqual(p.shard, { index: 1, count: 2 });
+  assert.match(p.runDir, /concurrency2-shard1-of-2$/);
+  assert.deepEqual(p.phases.at(-1)!.plan.shard, { index: 1, count: 2 });
+  assert.equal(p.phases.at(-1)!.slots, 1);
+  assert.equal(p.startAtMs, null);
+  assert.match(
+    describePlan(p, "u"),
+    /^plan: shard 1 of 2: sessions 1, 3, 5, … of the global plan/m,
+  );
+  assert.throws(() => plan(["--shard", "0/2"]), /a sharded run needs --random-seed/);
+  const at = plan(["--start-at", "2026-01-02T03:04:05Z"]);
+  assert.equal(at.shard, null);
+  assert.equal(at.startAtMs, Date.UTC(2026, 0, 2, 3, 4, 5));
+  assert.match(describePlan(at, "u"), /^plan: profiling starts at 2026-01-02T03:04:05\.000Z$/m);
+  assert.throws(
+    () => parseOptions(profileOptions, ["--shard", "4/4"]),
+    /--shard .*index 4 is not below the shard count 4/,
+  );
+  assert.throws(() => parseOptions(profileOptions, ["--start-at", "soon"]), ConfigError);
+});
