@@ -123,6 +123,10 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
     faultIdleMs: 5000,
     reasoningTokens: 0,
     seed: 1,
+    prefillUsPerToken: 50,
+    decodeMs: 10,
+    decodeMsPerSeq: 1,
+    kvCacheTokens: 65536,
   });
   for (const [key, spec] of Object.entries(mockServerOptions)) {
     assert.ok(spec.help.length > 10, key);

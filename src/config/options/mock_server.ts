@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { fraction, nonNegative, opt, positiveInt } from "./spec.ts";
+import { mockEngineOptions } from "./mock_engine.ts";
 
 export const mockServerOptions = {
   host: opt({
@@ -206,4 +207,5 @@ export const mockServerOptions = {
       "Render chat messages through this chat template (add_generation_prompt) before counting prompt_tokens, as llama.cpp's server and vLLM do; needs --tokenizer.",
     metavar: "FILE",
   }),
+  ...mockEngineOptions,
 } as const;
