@@ -1,6 +1,5 @@
 /** The mock server's engine (slot) model options: batch slots, a queue, prefill and decode time. */
 
-import { z } from "zod";
 import { nonNegative, opt, positiveInt } from "./spec.ts";
 
 /**
