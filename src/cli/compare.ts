@@ -61,6 +61,19 @@ export async function compareCommand(args: string[], io: Io): Promise<number> {
     );
   }
   const [a, b] = parsed.positionals;
+  // Two repeated-run aggregates: means with intervals, and whether each difference exceeds them.
+  const agg = await import("../report/compare_aggregate.ts");
+  const [fa, fb] = [await agg.aggregateFile(a), await agg.aggregateFile(b)];
+  if (fa !== null && fb !== null) {
+    const read = async (p: string) => JSON.parse(await Deno.readTextFile(p)).metrics;
+    const rows = agg.compareAggregates(await read(fa), await read(fb));
+    io.stdout(
+      parsed.values.outputFormat === "json"
+        ? JSON.stringify({ base: fa, other: fb, metrics: rows }, null, 2) + "\n"
+        : agg.aggregateComparisonText(rows, "base", "other"),
+    );
+    return ExitCode.OK;
+  }
   try {
     const base = await loadRun(a);
     const other = await loadRun(b);

@@ -30,7 +30,11 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
     );
   }
   try {
-    const out = await writeReport(parsed.positionals, parsed.values.output);
+    // Sweep, repeated-run and search directories get the capacity charts (report/sweep_report.ts).
+    const sweeps = await import("../report/sweep_write.ts");
+    const out = await sweeps.isSweepReport(parsed.positionals)
+      ? await sweeps.writeSweepReport(parsed.positionals, parsed.values.output, parsed.values)
+      : await writeReport(parsed.positionals, parsed.values.output);
     io.stderr(`report: ${out}\n`);
     return ExitCode.OK;
   } catch (e) {

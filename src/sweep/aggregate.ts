@@ -184,6 +184,7 @@ export function sweepAggregate(
   const ok = all.filter(succeeded);
   const per = combos.map((c) => ({
     parameters: c.parameters,
+    num_successful_runs: c.runs.filter(succeeded).length,
     metrics: sweepStats(c.runs, level),
   }));
   const mean = (m: Record<string, unknown>, key: string) =>
