@@ -59,9 +59,13 @@ export function searchRunDir(base: string, iteration: number, run: number): stri
   return join(base, `search_iter_${pad4(iteration)}`, "profile_runs", `run_${pad4(run)}`);
 }
 
-/** The artifact file names of the aggregates. */
+/** A configuration's confidence aggregate (AIPerf's file name). */
 export const AGGREGATE_JSON = "profile_export_aiperf_aggregate.json";
+/** The same aggregate as CSV. */
 export const AGGREGATE_CSV = "profile_export_aiperf_aggregate.csv";
+/** The sweep aggregate across configurations. */
 export const SWEEP_JSON = "profile_export_aiperf_sweep.json";
+/** The same sweep aggregate as CSV. */
 export const SWEEP_CSV = "profile_export_aiperf_sweep.csv";
+/** A search's trajectory, beside its sweep aggregate. */
 export const SEARCH_HISTORY = "search_history.json";

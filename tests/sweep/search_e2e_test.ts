@@ -1,7 +1,7 @@
 /**
  * The SLA search against the mock's slot model, whose knee is known from its parameters: with
  * 3 slots, a closed loop of 4 users queues one of them for a whole answer, so p95 TTFT jumps
- * from about two decode steps (~20 ms) to about an answer's length (16 steps, ~170 ms). The search must find 3 (within one
+ * from about two decode steps (~20 ms) to about an answer's length (12 steps, ~110 ms). The search must find 3 (within one
  * step) in fewer runs than the grid of the same resolution, and say both counts.
  */
 
@@ -18,7 +18,7 @@ Deno.test("max-concurrency-under-sla finds the slot model's knee, in fewer runs 
     decodeMs: 6,
     decodeMsPerSeq: 1,
     prefillUsPerToken: 10,
-    outputTokens: 16,
+    outputTokens: 12,
   });
   const dir = await Deno.makeTempDir();
   const base = [
@@ -29,13 +29,13 @@ Deno.test("max-concurrency-under-sla finds the slot model's knee, in fewer runs 
     "mock-model",
     "--streaming",
     "--request-count",
-    "8",
+    "6",
     "--warmup-request-count",
     "2",
     "--isl",
     "32",
     "--osl",
-    "16",
+    "12",
     "--tokenizer",
     "builtin",
     "--ui",

@@ -22,10 +22,10 @@ Deno.test("the sweep report of two servers: curves with intervals and the SLO li
     [2, 4].map((slots) =>
       startMockServer({
         slots,
-        decodeMs: 3,
+        decodeMs: 2,
         decodeMsPerSeq: 1,
         prefillUsPerToken: 10,
-        outputTokens: 8,
+        outputTokens: 4,
       })
     ),
   );
@@ -42,11 +42,11 @@ Deno.test("the sweep report of two servers: curves with intervals and the SLO li
         "mock-model",
         "--streaming",
         "--request-count",
-        "8",
+        "6",
         "--isl",
         "16",
         "--osl",
-        "8",
+        "4",
         "--tokenizer",
         "builtin",
         "--ui",
