@@ -453,7 +453,11 @@ async function paretoSweep(
   }
   const conc = sweep.axes.find((a) => a.key === "concurrency")?.values ??
     ["1", "4", "16", "64", "256"];
-  const pairs = (cfg.islOslPairs ?? ["128/128"]).map((p) => p.split(/[/:x]/));
+  const pairs = (cfg.islOslPairs ?? "128/128").split(",").map((p) =>
+    p.split("/").map((x) => x.trim())
+  );
+  const seen = new Set(pairs.map((p) => p.join("/")));
+  if (seen.size < pairs.length) throw new ConfigError("--isl-osl-pairs: a pair is given twice");
   if (pairs.length < 2 && conc.length < 2) {
     throw new ConfigError(
       "--search-recipe pareto-sweep: a Pareto sweep of one point means nothing; give 2 pairs or 2 concurrencies",

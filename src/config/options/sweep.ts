@@ -281,12 +281,12 @@ export const sweepOptions = {
   ),
   islOslPairs: mr(
     "isl-osl-pairs",
-    z.array(z.string().regex(/^\d+[/:x]\d+$/)),
-    "ISL/OSL pairs such as 128/128",
+    z.string().regex(/^\s*[1-9]\d*\s*\/\s*[1-9]\d*\s*(,\s*[1-9]\d*\s*\/\s*[1-9]\d*\s*)*$/),
+    "ISL/OSL pairs such as 128/128,512/256 (positive integers)",
     undefined,
-    "pareto-sweep: the paired ISL/OSL workload shapes (default 128/128).",
-    "list",
-    "ISL/OSL",
+    "pareto-sweep: the paired ISL/OSL workload shapes, comma-separated (default 128/128).",
+    "string",
+    "ISL/OSL,…",
   ),
   degradationThreshold: mr(
     "degradation-threshold",
