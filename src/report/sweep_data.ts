@@ -97,17 +97,16 @@ export async function loadSweep(dir: string): Promise<SweepData> {
       num_successful_runs?: number;
       metrics: Record<string, AggStat>;
     }[];
-    return {
-      name,
-      dir: at,
-      kind: search ? "search" : "sweep",
-      points: per.map((p) => ({
-        parameters: p.parameters,
-        runs: p.num_successful_runs ?? null,
-        metrics: p.metrics,
-      })),
-      search,
-    };
+    const points = per.map((p) => ({
+      parameters: p.parameters,
+      runs: p.num_successful_runs ?? null,
+      metrics: p.metrics,
+    }));
+    // A search's probes in order of load, as a sweep's are.
+    if (search) {
+      points.sort((a, b) => Number(a.parameters.concurrency) - Number(b.parameters.concurrency));
+    }
+    return { name, dir: at, kind: search ? "search" : "sweep", points, search };
   }
   const agg = (await readJson(join(at, CANDIDATES[2])))!;
   const meta = agg.metadata as { num_successful_runs?: number };

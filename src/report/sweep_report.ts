@@ -40,26 +40,58 @@ function label(p: SweepPoint): string {
   return e.length === 0 ? "runs" : e.map(([k, v]) => `${k}=${v}`).join(", ");
 }
 
-/** One series per sweep of `y` against `x` (points in the sweep's order). */
-function seriesOf(sweeps: SweepData[], x: readonly string[], y: readonly string[]): XYSeries[] {
-  return sweeps.map((s, i) => ({
-    name: s.name,
-    color: COLORS[i % COLORS.length],
-    points: s.points.flatMap((p) => {
-      const a = stat(p, x);
-      const b = stat(p, y);
-      if (!a || !b) return [];
-      return [{
-        x: a.mean,
-        y: b.mean,
-        xLo: a.ci_low,
-        xHi: a.ci_high,
-        yLo: b.ci_low,
-        yHi: b.ci_high,
-        label: `${s.name}: ${label(p)}`,
-      }];
-    }),
+/** The load axes: a curve runs along them; every other parameter makes a curve of its own. */
+const LOAD = new Set(["concurrency", "request_rate", "num_users", "prefill_concurrency"]);
+
+/**
+ * The curves of a sweep: its points grouped by their parameters other than the load (one curve
+ * per `isl=128`, …), each in order of load.
+ */
+function curves(s: SweepData): { suffix: string; points: SweepPoint[] }[] {
+  const groups = new Map<string, SweepPoint[]>();
+  for (const p of s.points) {
+    const key = Object.entries(p.parameters).filter(([k]) => !LOAD.has(k)).map(([k, v]) =>
+      `${k}=${v}`
+    )
+      .join(", ");
+    groups.set(key, [...(groups.get(key) ?? []), p]);
+  }
+  const load = (p: SweepPoint) => {
+    const v = Object.entries(p.parameters).find(([k]) => LOAD.has(k))?.[1];
+    return typeof v === "number" ? v : 0;
+  };
+  return [...groups].map(([suffix, points]) => ({
+    suffix,
+    points: points.sort((a, b) => load(a) - load(b)),
   }));
+}
+
+/** One series per curve of each sweep, of `y` against `x`. */
+function seriesOf(sweeps: SweepData[], x: readonly string[], y: readonly string[]): XYSeries[] {
+  const out: XYSeries[] = [];
+  for (const s of sweeps) {
+    for (const c of curves(s)) {
+      out.push({
+        name: c.suffix === "" ? s.name : `${s.name} (${c.suffix})`,
+        color: COLORS[out.length % COLORS.length],
+        points: c.points.flatMap((p) => {
+          const a = stat(p, x);
+          const b = stat(p, y);
+          if (!a || !b) return [];
+          return [{
+            x: a.mean,
+            y: b.mean,
+            xLo: a.ci_low,
+            xHi: a.ci_high,
+            yLo: b.ci_low,
+            yHi: b.ci_high,
+            label: `${s.name}: ${label(p)}`,
+          }];
+        }),
+      });
+    }
+  }
+  return out;
 }
 
 /** The SLO of `tag` to draw: the option's, else the first search's filter on it. */
