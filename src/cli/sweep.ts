@@ -18,7 +18,8 @@ import {
   sweepAggregate,
   sweepCsv,
 } from "../sweep/aggregate.ts";
-import { converged } from "../sweep/convergence.ts";
+import { converged, convergedDistribution } from "../sweep/convergence.ts";
+import { collatedAggregate } from "../sweep/records.ts";
 import {
   combinations,
   type SweepArgs,
@@ -30,6 +31,7 @@ import {
   AGGREGATE_CSV,
   AGGREGATE_JSON,
   aggregateDir,
+  COLLATED_JSON,
   type Layout,
   runDir,
   runLabel,
@@ -56,9 +58,9 @@ import {
 
 /** The options of a sweep command, checked once. */
 function checkOptions(config: Parsed<typeof profileOptions>["values"]): void {
-  if (config.convergenceMode === "distribution") {
+  if (config.convergenceMode === "distribution" && config.exportLevel === "summary") {
     throw new ConfigError(
-      "--convergence-mode distribution: not supported yet (the KS test on per-request records is not built); use ci_width or cv",
+      "--convergence-mode distribution reads the per-request records: it needs --export-level records or raw",
     );
   }
   if (config.convergenceMetric !== undefined && config.numProfileRuns < 2) {
@@ -191,7 +193,7 @@ export async function runSweep(
       stopped = true;
       break;
     }
-    if (cfg.convergenceMetric !== undefined && converges(runs[v.index], cfg, trials)) {
+    if (cfg.convergenceMetric !== undefined && await converges(runs[v.index], cfg, trials)) {
       done[v.index] = true;
       io.stderr(`${swept ? `${v.dir}: ` : ""}converged after ${runs[v.index].length} runs\n`);
     }
@@ -218,14 +220,16 @@ function convergenceNote(
 }
 
 /** Whether a variation's runs so far meet the convergence criterion (after min(3, N) runs). */
-function converges(
+async function converges(
   runs: readonly RunRef[],
   cfg: Parsed<typeof profileOptions>["values"],
   trials: number,
-): boolean {
+): Promise<boolean> {
   if (runs.length < Math.min(3, trials)) return false;
   const note = convergenceNote(cfg, false)!;
-  return converged(runs, note, cfg.confidenceLevel);
+  return note.mode === "distribution"
+    ? await convergedDistribution(runs, note)
+    : converged(runs, note, cfg.confidenceLevel);
 }
 
 /**
@@ -248,13 +252,17 @@ async function writeAggregates(
       planned: layout.trials,
       convergence: convergenceNote(
         cfg,
-        cfg.convergenceMetric !== undefined && converges(r, cfg, layout.trials),
+        cfg.convergenceMetric !== undefined && await converges(r, cfg, layout.trials),
       ),
     });
     if (layout.trials > 1) {
       const dir = aggregateDir(layout, v.dir);
       await writeJson(join(dir, AGGREGATE_JSON), agg);
       await writeText(join(dir, AGGREGATE_CSV), aggregateCsv(agg));
+      // With adaptive runs and per-request records, AIPerf's pooled view of every request.
+      if (cfg.convergenceMetric !== undefined && cfg.exportLevel !== "summary") {
+        await writeJson(join(dir, COLLATED_JSON), await collatedAggregate(r));
+      }
     }
     rows.push({
       parameters: v.parameters,

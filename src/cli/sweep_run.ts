@@ -116,6 +116,9 @@ export async function runVariation(
   const summary = await readSummary(join(opts.dir, exportNames(v.config.profileExportPrefix).json));
   const stopped = io.signal?.aborted === true;
   const ref: RunRef = { label: opts.label, summary };
+  if (v.config.exportLevel !== "summary") {
+    ref.records = join(opts.dir, exportNames(v.config.profileExportPrefix).records);
+  }
   if (code !== 0 || summary === null || stopped) {
     ref.error = stopped ? "interrupted" : `exit code ${code}`;
   }

@@ -18,6 +18,8 @@ export interface RunRef {
   summary: RunSummary | null;
   /** Why the run failed (its error line); absent when it succeeded. */
   error?: string;
+  /** Its per-request records file (`profile_export.jsonl`), when it wrote one. */
+  records?: string;
 }
 
 /** A parameter value of a sweep: a number, or the text given (`128/64`). */

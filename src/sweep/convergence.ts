@@ -4,6 +4,7 @@
  */
 
 import { metricValues, type RunRef } from "./aggregate.ts";
+import { ksTest, recordValues } from "./records.ts";
 import { confidenceStat } from "./stats.ts";
 
 /** The criterion: `{metric}_{stat}` under `threshold` by `mode`. */
@@ -32,4 +33,24 @@ export function converged(runs: readonly RunRef[], c: Criterion, level: number):
   const spread = c.mode === "cv" ? s.std : s.ci_high - s.ci_low;
   if (s.mean === 0) return spread === 0;
   return spread / Math.abs(s.mean) < c.threshold;
+}
+
+/**
+ * The `distribution` mode: the latest run's per-request values of the metric against those of
+ * the runs before it, by a two-sample Kolmogorov–Smirnov test; converged when its p-value is
+ * above the threshold (a higher threshold is stricter, as in AIPerf).
+ */
+export async function convergedDistribution(
+  runs: readonly RunRef[],
+  c: Criterion,
+): Promise<boolean> {
+  const ok = runs.filter((r) => r.summary !== null && r.error === undefined && r.records);
+  if (ok.length < 2) return false;
+  const values = await Promise.all(
+    ok.map(async (r) => (await recordValues(r.records!)).get(c.metric) ?? []),
+  );
+  const latest = values[values.length - 1];
+  const before = values.slice(0, -1).flat();
+  if (latest.length === 0 || before.length === 0) return false;
+  return ksTest(latest, before).p > c.threshold;
 }

@@ -63,6 +63,8 @@ export function searchRunDir(base: string, iteration: number, run: number): stri
 export const AGGREGATE_JSON = "profile_export_aiperf_aggregate.json";
 /** The same aggregate as CSV. */
 export const AGGREGATE_CSV = "profile_export_aiperf_aggregate.csv";
+/** Every request of a configuration's runs pooled (with adaptive runs and records). */
+export const COLLATED_JSON = "profile_export_aiperf_collated.json";
 /** The sweep aggregate across configurations. */
 export const SWEEP_JSON = "profile_export_aiperf_sweep.json";
 /** The same sweep aggregate as CSV. */

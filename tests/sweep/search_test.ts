@@ -6,6 +6,7 @@ import { confidenceStat, tCritical } from "../../src/sweep/stats.ts";
 import { combinations, findSweep, variationArgs, variationDir } from "../../src/sweep/expand.ts";
 import { judge, logGrid, MonotonicSearch, type SlaFilter } from "../../src/sweep/search.ts";
 import type { RunRef } from "../../src/sweep/aggregate.ts";
+import { ksTest } from "../../src/sweep/records.ts";
 
 Deno.test("confidence statistics match AIPerf's worked example", () => {
   // AIPerf's multi-run guide: TTFT p99 of five runs, 95 %: CI ≈ [148.0, 154.4], t ≈ 2.776.
@@ -94,4 +95,13 @@ Deno.test("a probe's verdict comes from its interval: clear after two runs, else
   assert.equal(judge([run(20), run(70)], sla, 0.95, true).verdict, "pass");
   // A run without the metric is no evidence of meeting the SLA.
   assert.equal(judge([{ label: "r", summary: {} }], sla, 0.95, true).verdict, "fail");
+});
+
+Deno.test("the two-sample KS test: identical samples match, disjoint ones do not", () => {
+  assert.deepEqual(ksTest([1, 2, 3, 3], [3, 1, 2, 3]), { d: 0, p: 1 });
+  const apart = ksTest([1, 2, 3, 4, 5, 6, 7, 8], [11, 12, 13, 14, 15, 16, 17, 18]);
+  assert.equal(apart.d, 1);
+  assert.ok(apart.p < 0.01, String(apart.p));
+  // Half the mass shifted: D = 0.5.
+  assert.equal(ksTest([1, 2, 3, 4], [3, 4, 5, 6]).d, 0.5);
 });

@@ -206,6 +206,54 @@ Deno.test("sweeps: zipped lists, repeated runs without a sweep, adaptive stoppin
         assert.equal((meta.convergence as Json).converged, true);
         await assert.rejects(Deno.stat(join(root, "profile_runs", "run_0004")));
         await Deno.stat(join(root, "aggregate", "profile_export_aiperf_aggregate.csv"));
+        // Adaptive runs with records: every request of the three runs pooled.
+        const collated = await readJson(
+          join(root, "aggregate", "profile_export_aiperf_collated.json"),
+        );
+        const isl = (collated.metrics as Record<string, { combined: Json; per_run: Json[] }>)
+          .input_sequence_length;
+        assert.equal(isl.combined.count, 12);
+        assert.deepEqual(isl.per_run.map((r) => r.count), [4, 4, 4]);
+      },
+    );
+
+    await t.step(
+      "--convergence-mode distribution: a KS test of the latest run's requests",
+      async () => {
+        const out = join(dir, "ks");
+        const r = await runCli([
+          ...base(server.url, out),
+          "--num-profile-runs",
+          "4",
+          "--convergence-metric",
+          "input_sequence_length",
+          "--convergence-mode",
+          "distribution",
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const agg = await readJson(
+          join(
+            out,
+            "mock-model-openai-chat-concurrency1",
+            "aggregate",
+            "profile_export_aiperf_aggregate.json",
+          ),
+        );
+        // One seed: the same prompt lengths every run, so the distributions match after three.
+        assert.equal((agg.metadata as Json).num_profile_runs, 3);
+        const refused = await runCli([
+          ...base(server.url, join(dir, "ks2")),
+          "--num-profile-runs",
+          "4",
+          "--convergence-metric",
+          "input_sequence_length",
+          "--convergence-mode",
+          "distribution",
+          "--export-level",
+          "summary",
+        ]);
+        assert.equal(refused.code, 2);
+        assert.match(refused.stderr, /needs --export-level records or raw/);
       },
     );
 
