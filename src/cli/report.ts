@@ -12,7 +12,9 @@ import type { Io } from "./io.ts";
 export function reportHelp(): string {
   return renderHelp(
     "reprise report <artifact dir> [<artifact dir> …] [options]",
-    "Write one self-contained HTML report (charts, summary tables) of one or more runs; with two or more, the runs side by side with their differences against the first.",
+    "Write one self-contained HTML report (charts, summary tables) of one or more runs; with two or more, the runs side by side with their differences against the first.\n" +
+      "Over sweep, repeated-run or search directories (docs/sweeps.md): throughput against TTFT, ITL and per-user\n" +
+      "interactivity with each point's confidence interval and the SLO line, the Pareto front, and each search's path.",
     reportOptions,
   );
 }

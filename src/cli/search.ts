@@ -40,7 +40,7 @@ import { type SearchIteration, searchSummary } from "../sweep/history.ts";
 import { ExitCode, signalExitCode } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
 import { awaitModel } from "./run_input.ts";
-import { runSweep } from "./sweep.ts";
+import { checkUi, runSweep } from "./sweep.ts";
 import {
   baseName,
   baseSeed,
@@ -115,6 +115,7 @@ async function recipeCommand(
 ): Promise<number> {
   const cfg = first.values;
   const recipe = cfg.searchRecipe!;
+  checkUi(first);
   if (cfg.convergenceMetric !== undefined) {
     throw new ConfigError(
       `--search-recipe ${recipe} decides its own runs: drop --convergence-metric`,

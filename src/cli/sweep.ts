@@ -56,6 +56,18 @@ import {
   writeText,
 } from "./sweep_run.ts";
 
+/**
+ * Refuses the full-screen dashboard a sweep, repeated runs or a search would open and close at
+ * every run, when it was asked for (AIPerf refuses it too); unasked, it falls back as usual.
+ */
+export function checkUi(first: Parsed<typeof profileOptions>): void {
+  if (first.given.has("ui") && first.values.ui === "dashboard") {
+    throw new ConfigError(
+      "the dashboard UI is not supported with sweeps, repeated runs or searches: use --ui simple or --ui none",
+    );
+  }
+}
+
 /** The options of a sweep command, checked once. */
 function checkOptions(config: Parsed<typeof profileOptions>["values"]): void {
   if (config.convergenceMode === "distribution" && config.exportLevel === "summary") {
@@ -75,6 +87,7 @@ export async function sweepCommand(
   io: Io,
 ): Promise<number> {
   const base = first.values;
+  checkUi(first);
   checkOptions(base);
   try {
     return (await runSweep(sweep, first, io)).code;

@@ -276,6 +276,16 @@ Deno.test("sweeps: zipped lists, repeated runs without a sweep, adaptive stoppin
       ]);
       assert.equal(zip.code, 2);
       assert.match(zip.stderr, /zip pairs the lists/);
+      const ui = await runCli([
+        ...base(server.url, out),
+        "--concurrency",
+        "1,2",
+        "--ui",
+        "dashboard",
+      ]);
+      assert.equal(ui.code, 2);
+      assert.match(ui.stderr, /dashboard UI is not supported with sweeps/);
+      assert.equal(server.stats().requests, before);
     });
   } finally {
     await server.close();
