@@ -15,7 +15,9 @@ export function compareHelp(): string {
     "Show two runs' summary metrics side by side with the change from the first to the second.\n" +
       "Each directory is a run's artifact directory (holding profile_export_aiperf.json); the\n" +
       "change is (other - base) / base in percent, marked better or worse by the metric's\n" +
-      "direction. A directory that holds no readable summary is an error (exit 3).",
+      "direction. A directory that holds no readable summary is an error (exit 3).\n" +
+      "Two repeated-run aggregates, or two sweeps (at each configuration both ran), show each\n" +
+      "statistic's mean and confidence interval and whether the difference is beyond the intervals.",
     compareOptions,
   );
 }
@@ -71,6 +73,19 @@ export async function compareCommand(args: string[], io: Io): Promise<number> {
       parsed.values.outputFormat === "json"
         ? JSON.stringify({ base: fa, other: fb, metrics: rows }, null, 2) + "\n"
         : agg.aggregateComparisonText(rows, "base", "other"),
+    );
+    return ExitCode.OK;
+  }
+  // Two sweeps: each configuration both ran, compared the same way.
+  const sweeps = await import("../report/sweep_data.ts");
+  const [sa, sb] = [await sweeps.sweepDirOf(a), await sweeps.sweepDirOf(b)];
+  if (sa !== null && sb !== null) {
+    const [da, db] = [await sweeps.loadSweep(sa), await sweeps.loadSweep(sb)];
+    const cmp = agg.compareSweeps(da.points, db.points);
+    io.stdout(
+      parsed.values.outputFormat === "json"
+        ? JSON.stringify({ base: sa, other: sb, configurations: cmp }, null, 2) + "\n"
+        : agg.sweepComparisonText(cmp, "base", "other"),
     );
     return ExitCode.OK;
   }

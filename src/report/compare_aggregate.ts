@@ -1,7 +1,8 @@
 /**
- * Two confidence aggregates (repeated runs of two configurations or servers) side by side: each
- * metric statistic's mean and interval, the change, and whether the difference is larger than
- * the intervals (they do not overlap) or could be noise (they overlap).
+ * Two confidence aggregates (repeated runs of two configurations or servers), or two sweeps at
+ * each configuration both ran, side by side: each metric statistic's mean and interval, the
+ * change, and whether the difference is larger than the intervals (they do not overlap) or could
+ * be noise (they overlap).
  */
 
 import { join } from "node:path";
@@ -93,4 +94,56 @@ export function aggregateComparisonText(
       .trimEnd()
   )
     .join("\n") + "\n";
+}
+
+/** The statistics a sweep comparison shows at each configuration. */
+const SWEEP_KEYS = [
+  "request_throughput_avg",
+  "output_token_throughput_avg",
+  "time_to_first_token_p50",
+  "time_to_first_token_p99",
+  "inter_token_latency_avg",
+  "request_latency_p99",
+];
+
+/** One configuration both sweeps ran, compared. */
+export interface SweepComparison {
+  parameters: Record<string, number | string>;
+  rows: AggregateRow[];
+}
+
+/**
+ * Two sweeps compared at each configuration both ran (same parameters): the key statistics,
+ * each with its verdict against the intervals.
+ */
+export function compareSweeps(
+  base: { parameters: Record<string, number | string>; metrics: Record<string, AggStat> }[],
+  other: { parameters: Record<string, number | string>; metrics: Record<string, AggStat> }[],
+): SweepComparison[] {
+  const key = (p: Record<string, number | string>) => JSON.stringify(Object.entries(p).sort());
+  const out: SweepComparison[] = [];
+  for (const a of base) {
+    const b = other.find((o) => key(o.parameters) === key(a.parameters));
+    if (!b) continue;
+    const pick = (m: Record<string, AggStat>) =>
+      Object.fromEntries(SWEEP_KEYS.filter((k) => m[k]).map((k) => [k, m[k]]));
+    out.push({
+      parameters: a.parameters,
+      rows: compareAggregates(pick(a.metrics), pick(b.metrics)),
+    });
+  }
+  return out;
+}
+
+/** The sweep comparison as text: a table per configuration. */
+export function sweepComparisonText(
+  cmp: SweepComparison[],
+  baseName: string,
+  otherName: string,
+): string {
+  if (cmp.length === 0) return "the two sweeps have no configuration in common\n";
+  return cmp.map((c) => {
+    const what = Object.entries(c.parameters).map(([k, v]) => `${k}=${v}`).join(", ");
+    return `${what}\n${aggregateComparisonText(c.rows, baseName, otherName)}`;
+  }).join("\n");
 }

@@ -127,7 +127,10 @@ Deno.test("--concurrency 1,2,4,8,16 --num-profile-runs 3: AIPerf's layout, every
           assert.equal(m.unit, (block as Json).unit);
           // The sweep aggregate's block is the same statistic, without se and t.
           const s = per[i].metrics[key];
-          close(s.mean, mean, `sweep ${key} mean`);
+          for (const f of ["mean", "std", "min", "max", "ci_low", "ci_high"]) {
+            close(s[f], m[f] as number, `sweep ${key} ${f}`);
+          }
+          assert.equal(s.cv, m.cv);
           assert.equal("se" in s, false);
           checked++;
         }
@@ -142,6 +145,11 @@ Deno.test("--concurrency 1,2,4,8,16 --num-profile-runs 3: AIPerf's layout, every
     assert.deepEqual(
       best.best_throughput.parameters,
       per[tput.indexOf(Math.max(...tput))].parameters,
+    );
+    const p99 = per.map((p) => p.metrics.time_to_first_token_p99.mean as number);
+    assert.deepEqual(
+      best.best_latency_p99.parameters,
+      per[p99.indexOf(Math.min(...p99))].parameters,
     );
     assert.ok((sweep.pareto_optimal as Json[]).length >= 1);
     const csv = await Deno.readTextFile(

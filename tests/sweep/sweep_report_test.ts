@@ -77,6 +77,11 @@ Deno.test("the sweep report of two servers: curves with intervals and the SLO li
         assert.equal(c.code, 0, c.stderr);
         assert.match(c.stdout, /time_to_first_token_p99/);
         assert.match(c.stdout, /beyond the intervals|within the intervals/);
+        // Two sweeps: each concurrency both ran.
+        const s = await runCli(["compare", dirs[0], dirs[1]]);
+        assert.equal(s.code, 0, s.stderr);
+        for (const c of [1, 2, 4]) assert.match(s.stdout, new RegExp(`^concurrency=${c}$`, "m"));
+        assert.match(s.stdout, /request_throughput_avg/);
       },
     );
 
