@@ -54,3 +54,40 @@ Deno.test("slot model: a cancelled answer gives its slot to the queue's head", a
   assert.equal(bTokens, 2);
   stop.abort();
 });
+
+Deno.test("mock server with --slots: /metrics reports the engine's batch, queue and KV cache", async () => {
+  const { startMockServer } = await import("../../src/mock/server.ts");
+  const server = await startMockServer({
+    slots: 1,
+    decodeMs: 20,
+    decodeMsPerSeq: 0,
+    outputTokens: 50,
+  });
+  const stop = new AbortController();
+  try {
+    const answers = [0, 1, 2].map(() =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], stream: true }),
+        signal: stop.signal,
+      })
+    );
+    // Once the first answer streams, the slot is taken and the other two wait.
+    const first = await answers[0];
+    const reader = first.body!.getReader();
+    await reader.read();
+    let text = "";
+    for (let i = 0; i < 50 && !/num_requests_waiting\{[^}]*\} 2/.test(text); i++) {
+      text = await (await fetch(`${server.url}/metrics`)).text();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.match(text, /vllm:num_requests_running\{model_name="mock-model"\} 1\n/);
+    assert.match(text, /vllm:num_requests_waiting\{model_name="mock-model"\} 2\n/);
+    assert.match(text, /vllm:kv_cache_usage_perc\{model_name="mock-model"\} 0\.0\d*[1-9]/);
+    await reader.cancel();
+    for (const a of answers.slice(1)) await (await a).body?.cancel();
+  } finally {
+    stop.abort();
+    await server.close();
+  }
+});
