@@ -164,7 +164,7 @@ export const sweepOptions = {
     z.enum(["grid", "zip"]),
     "one of grid, zip",
     "grid",
-    "How several swept lists combine: grid (every combination) or zip (element by element).",
+    "A comma list of a sweepable flag makes a sweep (--concurrency 1,2,4; also --request-rate, --request-count, --benchmark-duration, --num-conversations, --num-users, --prefill-concurrency, --isl, --osl, --isl-stddev, --osl-stddev, --conversation-turn-mean); several lists combine as grid (every combination) or zip (element by element).",
     "string",
     "TYPE",
   ),
