@@ -41,6 +41,7 @@ import { ExitCode, signalExitCode } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
 import { awaitModel } from "./run_input.ts";
 import { checkUi, runSweep } from "./sweep.ts";
+import { newBenchmarkId } from "../export/summary_json.ts";
 import {
   baseName,
   baseSeed,
@@ -230,6 +231,7 @@ async function monotonicSearch(
   if (waited !== null) return waited;
   const level = cfg.confidenceLevel;
   const planner = new MonotonicSearch(lo, hi, cfg.searchMaxIterations ?? 20);
+  const sweepId = newBenchmarkId();
   const objective = OBJECTIVE[recipe];
   const iterations: SearchIteration[] = [];
   const combos: Combination[] = [];
@@ -266,11 +268,13 @@ async function monotonicSearch(
         break;
       }
       io.stderr(`search ${iter}: concurrency ${value}, run ${k}\n`);
-      const r = await runVariation(v, {
+      const r = await runVariation({ ...v, index: iter - 1 }, {
         dir: searchRunDir(base, iter, k),
         label: `run_${pad4(k)}`,
         seed: trialSeed(v, k),
         warmup: k === 1 || !cfg.profileRunDisableWarmupAfterFirst,
+        sweepId,
+        trial: k,
       }, io);
       runs.push(r.ref);
       runCount++;

@@ -40,6 +40,7 @@ import {
   sweepAggregateDir,
 } from "../sweep/layout.ts";
 import { sweepTable, type TableRow } from "../sweep/table.ts";
+import { newBenchmarkId } from "../export/summary_json.ts";
 import { ExitCode, signalExitCode } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
 import { awaitModel } from "./run_input.ts";
@@ -172,6 +173,7 @@ export async function runSweep(
     )
       .flat();
   const runs = variations.map(() => [] as RunRef[]);
+  const sweepId = newBenchmarkId();
   const done = variations.map(() => false);
   let code: number = ExitCode.OK;
   let prev: [Variation, number] | null = null;
@@ -199,6 +201,8 @@ export async function runSweep(
       label,
       seed: trialSeed(v, trial),
       warmup: trial === 1 || !cfg.profileRunDisableWarmupAfterFirst,
+      sweepId,
+      trial,
     }, io);
     runs[v.index].push(r.ref);
     if (r.code !== ExitCode.OK && code === ExitCode.OK) code = r.code;

@@ -86,12 +86,20 @@ export interface RunDone {
 }
 
 /**
- * Runs variation `v` once into `dir`: with `seed`, and without warmup unless `warmup`. The run's
- * result table is not printed (the command prints its own table); its stderr lines are.
+ * Runs variation `v` once into `dir` as run `trial` (from 1) of the sweep `sweepId`: with `seed`,
+ * and without warmup unless `warmup`. The run's result table is not printed (the command prints
+ * its own table); its stderr lines are.
  */
 export async function runVariation(
   v: Variation,
-  opts: { dir: string; label: string; seed: number; warmup: boolean },
+  opts: {
+    dir: string;
+    label: string;
+    seed: number;
+    warmup: boolean;
+    sweepId: string;
+    trial: number;
+  },
   io: Io,
 ): Promise<RunDone> {
   let { input, planned } = v;
@@ -109,7 +117,18 @@ export async function runVariation(
     input = next;
     planned = await planStep(input);
   }
-  input = { ...input, io: { ...input.io, stdout: () => {} } };
+  input = {
+    ...input,
+    io: { ...input.io, stdout: () => {} },
+    variation: {
+      sweepId: opts.sweepId,
+      trial: opts.trial - 1,
+      runLabel: opts.label,
+      variationLabel: Object.keys(v.parameters).length > 0 ? v.dir : "base",
+      variationIndex: v.index,
+      variationValues: v.parameters,
+    },
+  };
   planned = { ...planned, plan: { ...planned.plan, runDir: opts.dir } };
   if (io.signal?.aborted) return interrupted(opts.label, signalExitCode(stopSignal(io)));
   const code = await runBenchmark(input, planned);

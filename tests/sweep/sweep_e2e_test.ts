@@ -79,6 +79,7 @@ Deno.test("--concurrency 1,2,4,8,16 --num-profile-runs 3: AIPerf's layout, every
       metrics: Record<string, Json>;
     }[];
     const seeds = new Set<number>();
+    const sweepIds = new Set<string>();
     for (const [i, c] of levels.entries()) {
       const runs = await Promise.all(
         [1, 2, 3].map((t) =>
@@ -93,8 +94,21 @@ Deno.test("--concurrency 1,2,4,8,16 --num-profile-runs 3: AIPerf's layout, every
           )
         ),
       );
-      for (const run of runs) {
-        seeds.add((run.run_info as Json).random_seed as number);
+      for (const [t, run] of runs.entries()) {
+        const info = run.run_info as Json;
+        seeds.add(info.random_seed as number);
+        sweepIds.add(info.sweep_id as string);
+        // Each run says where it sits in the sweep (AIPerf's run_info).
+        assert.deepEqual(
+          [
+            info.trial,
+            info.run_label,
+            info.variation_label,
+            info.variation_index,
+            info.variation_values,
+          ],
+          [t, `trial_000${t + 1}`, `concurrency_${c}`, i, { concurrency: c }],
+        );
       }
       const agg = await readJson(
         join(root, "aggregate", `concurrency_${c}`, "profile_export_aiperf_aggregate.json"),
@@ -140,6 +154,8 @@ Deno.test("--concurrency 1,2,4,8,16 --num-profile-runs 3: AIPerf's layout, every
     }
     // The same seed in every run of a variation, another per variation (base + index).
     assert.deepEqual([...seeds].sort((a, b) => a - b), [7, 8, 9, 10, 11]);
+    assert.equal(sweepIds.size, 1);
+    assert.match([...sweepIds][0], /^[0-9a-f]{32}$/);
     const best = sweep.best_configurations as Record<string, Json>;
     const tput = per.map((p) => p.metrics.request_throughput_avg.mean as number);
     assert.deepEqual(
