@@ -40,7 +40,7 @@ import { type SearchIteration, searchSummary } from "../sweep/history.ts";
 import { ExitCode, signalExitCode } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
 import { awaitModel } from "./run_input.ts";
-import { checkUi, runSweep } from "./sweep.ts";
+import { checkUi, runSweep, sweepReport } from "./sweep.ts";
 import { newBenchmarkId } from "../export/summary_json.ts";
 import {
   baseName,
@@ -323,6 +323,7 @@ async function monotonicSearch(
   }
   if (cfg.sweepTable) io.stdout((await import("../sweep/history.ts")).searchTable(summary));
   io.stderr(`artifacts: ${base}\n`);
+  await sweepReport(base, cfg, io);
   return stopped ? signalExitCode(stopSignal(io)) : code;
 }
 

@@ -218,7 +218,27 @@ export async function runSweep(
   const { rows, sweep: agg } = await writeAggregates(layout, variations, runs, cfg);
   if (cfg.sweepTable && rows.length > 0) io.stdout(sweepTable(rows, cfg.confidenceLevel));
   io.stderr(`artifacts: ${layout.base}\n`);
+  await sweepReport(layout.base, cfg, io);
   return { code: stopped ? signalExitCode(stopSignal(io)) : code, layout, sweep: agg };
+}
+
+/**
+ * With `--report`, the sweep report of the whole command (`<base>/report.html`) beside each run's
+ * own; the SLO lines of the command's SLA flags.
+ */
+export async function sweepReport(
+  base: string,
+  cfg: Parsed<typeof profileOptions>["values"],
+  io: Io,
+): Promise<void> {
+  if (!cfg.report) return;
+  const { isSweepReport, writeSweepReport } = await import("../report/sweep_write.ts");
+  if (!await isSweepReport([base])) return;
+  const out = await writeSweepReport([base], join(base, "report.html"), {
+    ttftSlaMs: cfg.ttftSlaMs,
+    itlSlaMs: cfg.itlSlaMs ?? cfg.tpotSlaMs,
+  });
+  io.stderr(`report: ${out}\n`);
 }
 
 /** The convergence criterion of the command, as the aggregate records it. */

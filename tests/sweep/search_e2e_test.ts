@@ -59,6 +59,7 @@ Deno.test("max-concurrency-under-sla finds the slot model's knee, in fewer runs 
       "60",
       "--concurrency-max",
       "12",
+      "--report",
     ]);
     assert.equal(r.code, 0, r.stderr);
     const root = join(dir, "mock-model-openai-chat-search");
@@ -81,6 +82,10 @@ Deno.test("max-concurrency-under-sla finds the slot model's knee, in fewer runs 
       await Deno.stat(join(root, iter, "profile_runs", "run_0001", "profile_export_aiperf.json"));
     }
     await Deno.stat(join(root, "sweep_aggregate", "profile_export_aiperf_sweep.json"));
+    // --report: the search's own report, with its path and both run counts.
+    const html = await Deno.readTextFile(join(root, "report.html"));
+    assert.match(html, /Search path/);
+    assert.match(html, new RegExp(`<b>${history.run_count} runs</b>.*<b>12 runs</b>`));
     assert.match(r.stdout, new RegExp(`largest concurrency meeting the SLA: ${found}`));
     assert.match(
       r.stdout,
