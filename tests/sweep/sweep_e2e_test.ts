@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startMockServer } from "../../src/mock/server.ts";
-import { runCli } from "../e2e/helpers.ts";
+import { runCli, startCli } from "../e2e/helpers.ts";
 
 /** Student's t, two-sided 95 %, df = 2 (tables). */
 const T95_DF2 = 4.302652729911275;
@@ -280,6 +280,32 @@ Deno.test("sweeps: zipped lists, repeated runs without a sweep, adaptive stoppin
         assert.match(refused.stderr, /needs --export-level records or raw/);
       },
     );
+
+    await t.step("Ctrl+C stops the sweep; the aggregates keep the runs that finished", async () => {
+      const out = join(dir, "stopped");
+      const run = startCli([
+        ...base(server.url, out),
+        "--concurrency",
+        "1,2,4",
+        "--num-profile-runs",
+        "2",
+        "--parameter-sweep-cooldown-seconds",
+        "30",
+      ]);
+      // The first run ends, then the 30 s cooldown: a signal then ends the sweep at once.
+      for (let i = 0; i < 3000 && !run.stderr().includes("cooldown"); i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      run.interrupt();
+      const r = await run.done();
+      assert.equal(r.code, 130, r.stderr);
+      const root = join(out, "mock-model-openai-chat-sweep");
+      const agg = await readJson(
+        join(root, "aggregate", "concurrency_1", "profile_export_aiperf_aggregate.json"),
+      );
+      assert.deepEqual((agg.metadata as Json).run_labels, ["trial_0001"]);
+      await assert.rejects(Deno.stat(join(root, "profile_runs", "trial_0001", "concurrency_2")));
+    });
 
     await t.step("a bad value in a later variation: exit 2 before any request", async () => {
       const before = server.stats().requests;
