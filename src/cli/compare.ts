@@ -17,7 +17,9 @@ export function compareHelp(): string {
       "when the runs scraped the server's /metrics.\n" +
       "Each directory is a run's artifact directory (holding profile_export_aiperf.json); the\n" +
       "change is (other - base) / base in percent, marked better or worse by the metric's\n" +
-      "direction. A directory that holds no readable summary is an error (exit 3).",
+      "direction. A directory that holds no readable summary is an error (exit 3).\n" +
+      "Two repeated-run aggregates, or two sweeps (at each configuration both ran), show each\n" +
+      "statistic's mean and confidence interval and whether the difference is beyond the intervals.",
     compareOptions,
   );
 }
@@ -63,6 +65,32 @@ export async function compareCommand(args: string[], io: Io): Promise<number> {
     );
   }
   const [a, b] = parsed.positionals;
+  // Two repeated-run aggregates: means with intervals, and whether each difference exceeds them.
+  const agg = await import("../report/compare_aggregate.ts");
+  const [fa, fb] = [await agg.aggregateFile(a), await agg.aggregateFile(b)];
+  if (fa !== null && fb !== null) {
+    const read = async (p: string) => JSON.parse(await Deno.readTextFile(p)).metrics;
+    const rows = agg.compareAggregates(await read(fa), await read(fb));
+    io.stdout(
+      parsed.values.outputFormat === "json"
+        ? JSON.stringify({ base: fa, other: fb, metrics: rows }, null, 2) + "\n"
+        : agg.aggregateComparisonText(rows, "base", "other"),
+    );
+    return ExitCode.OK;
+  }
+  // Two sweeps: each configuration both ran, compared the same way.
+  const sweeps = await import("../report/sweep_data.ts");
+  const [sa, sb] = [await sweeps.sweepDirOf(a), await sweeps.sweepDirOf(b)];
+  if (sa !== null && sb !== null) {
+    const [da, db] = [await sweeps.loadSweep(sa), await sweeps.loadSweep(sb)];
+    const cmp = agg.compareSweeps(da.points, db.points);
+    io.stdout(
+      parsed.values.outputFormat === "json"
+        ? JSON.stringify({ base: sa, other: sb, configurations: cmp }, null, 2) + "\n"
+        : agg.sweepComparisonText(cmp, "base", "other"),
+    );
+    return ExitCode.OK;
+  }
   try {
     const base = await loadRun(a);
     const other = await loadRun(b);

@@ -12,7 +12,10 @@ export async function mockServerCommand(args: string[], io: Io): Promise<number>
   if (args.includes("--help") || args.includes("-h")) {
     io.stdout(renderHelp(
       "reprise mock-server [options]",
-      "Serve OpenAI-compatible chat, completions, Responses, embeddings, rankings, Anthropic messages and TGI APIs with configurable timing and faults.",
+      "Serve OpenAI-compatible chat, completions, Responses, embeddings, rankings, Anthropic messages and TGI APIs with configurable timing and faults.\n" +
+        "With --slots N it serves as an inference engine: N batch slots with a FIFO queue in front; the batch advances in steps of\n" +
+        "decode-ms + decode-ms-per-seq x running answers (+ prefill-us-per-token x prompt tokens of answers joining), one token per\n" +
+        "running answer per step. Latency rises with load, and a closed loop of more than N users queues: the knee is at concurrency N.",
       mockServerOptions,
     ));
     return ExitCode.OK;

@@ -4,51 +4,14 @@
  */
 
 import { renderHelp } from "./help.ts";
-import { type ProfileConfig, profileOptions } from "../config/options.ts";
+import { profileOptions } from "../config/options.ts";
 import { ConfigError } from "../config/parse.ts";
 import { parseWithConfigFile, yamlPathsOf } from "../config/file.ts";
-import { redactedCommandLine } from "../config/redact.ts";
-import { datasetForRun } from "../dataset/from_config.ts";
-import { INPUTS_JSON } from "../dataset/inputs_json.ts";
-import { RAW_PAYLOAD } from "../dataset/raw_payload.ts";
-import type { Dataset } from "../dataset/types.ts";
-import { type Endpoint, getEndpoint } from "../endpoints/mod.ts";
-import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { ExitCode, signalExitCode } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
-import { buildTarget } from "./target.ts";
-import { planStep, runBenchmark, type RunInput } from "./run.ts";
-import { runStreaming } from "../plan/run_plan.ts";
-import { endpointOptions } from "../plan/endpoint_options.ts";
-import { outputIo } from "./output.ts";
-import { checkRunPermissions } from "./permissions.ts";
-import { NotReadyError, waitForModel } from "./wait_for_model.ts";
-
-const MODEL_REQUIRED =
-  '--model is required (the model to benchmark, e.g. --model Qwen/Qwen3-0.6B; replayed payloads that all carry a "model" may leave it out)';
-
-/**
- * Whether a run without `--model` can take its model from its dataset: replayed payloads
- * (`raw_payload`, `inputs_json`) are sent as written, so when every one names a `model`, that is
- * what the server is asked for and what the run is named after. Any other dataset needs
- * `--model`, as in AIPerf.
- */
-function namesOwnModel(dataset: Dataset): boolean {
-  if (dataset.type !== RAW_PAYLOAD && dataset.type !== INPUTS_JSON) return false;
-  let any = false;
-  for (const c of dataset.conversations) {
-    for (const t of c.turns) {
-      try {
-        const m = (JSON.parse(t.body) as { model?: unknown }).model;
-        if (typeof m !== "string" || m === "") return false;
-        any = true;
-      } catch {
-        return false;
-      }
-    }
-  }
-  return any;
-}
+import { planStep, runBenchmark } from "./run.ts";
+import { awaitModel, runInputFor } from "./run_input.ts";
+import { findSweep, variationArgs } from "../sweep/expand.ts";
 
 /** The `profile` help text. */
 export function profileHelp(): string {
@@ -66,7 +29,11 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
     io.stdout(profileHelp());
     return ExitCode.OK;
   }
-  const parsed = await parseWithConfigFile(profileOptions, args, io.env);
+  // A sweepable flag given a list (`--concurrency 1,2,4`) makes a sweep: the first variation's
+  // command line is parsed here, every other one by the sweep before its first run.
+  const sweep = findSweep(args, profileOptions);
+  const firstArgs = sweep.axes.length > 0 ? variationArgs(sweep, sweep.axes.map(() => 0)) : args;
+  const parsed = await parseWithConfigFile(profileOptions, firstArgs, io.env);
   if (parsed.positionals.length > 0) {
     throw new ConfigError(
       `unexpected argument "${parsed.positionals[0]}" (options start with --; see --help)`,
@@ -74,62 +41,19 @@ export async function profileCommand(args: string[], io: Io): Promise<number> {
   }
   // Until the artifact directory exists a signal has nothing to keep: it ends the command now.
   io.exitOnSignal?.(true);
-  let config: ProfileConfig = parsed.values;
-  // As in AIPerf, the model must be named; only replayed payloads can name it themselves.
-  if (!config.model && !config.inputFile) throw new ConfigError(MODEL_REQUIRED);
-  // One seed for the dataset and the run, recorded; without --input-file prompts are synthetic.
-  if (config.randomSeed === undefined) {
-    config = { ...config, randomSeed: Math.floor(Math.random() * 2 ** 31) };
+  const v = parsed.values;
+  if (v.searchRecipe !== undefined) {
+    return await (await import("./search.ts")).searchCommand(sweep, parsed, io);
   }
-  // From here on, --quiet lets only errors through (the dataset's notes and warnings included).
-  io = outputIo(io, config);
-  const extras = parseExtraInputs(config.extraInputs);
-  let endpoint: Endpoint;
-  try {
-    endpoint = getEndpoint(config.endpointType, endpointOptions(config, io.env));
-  } catch (e) {
-    // An unknown type or a bad JMESPath expression is the user's to fix.
-    throw new ConfigError((e as Error).message);
+  if (sweep.axes.length > 0 || v.numProfileRuns > 1) {
+    return await (await import("./sweep.ts")).sweepCommand(sweep, parsed, io);
   }
-  const dataset = await datasetForRun(
-    config,
-    endpoint,
-    config.randomSeed!,
-    extras.body,
-    runStreaming(config, endpoint),
-    io.env,
-  );
-  if (!config.model && !namesOwnModel(dataset)) throw new ConfigError(MODEL_REQUIRED);
-  if (io.signal?.aborted) return signalExitCode(stopSignal(io));
-  const target = buildTarget(config, endpoint, io.env);
-  const input: RunInput = {
-    config,
-    dataset,
-    endpoint,
-    target,
-    cliCommand: redactedCommandLine(["profile", ...args]),
-    io,
-    given: parsed.given as ReadonlySet<string>,
-  };
+  const input = await runInputFor(v, parsed.given as ReadonlySet<string>, args, io);
+  if (typeof input === "number") return input;
   // Every config error surfaces here, before anything is sent or created.
   const planned = await planStep(input);
   if (io.signal?.aborted) return signalExitCode(stopSignal(io));
-  for (const url of target.urls) checkRunPermissions(url);
-  try {
-    await waitForModel({
-      baseUrl: target.baseUrl,
-      endpointType: config.endpointType,
-      headers: target.headers,
-      timeoutS: config.waitForModelTimeout,
-      intervalS: config.waitForModelInterval,
-      signal: io.signal,
-      log: io.stderr,
-    });
-  } catch (e) {
-    if (!(e instanceof NotReadyError)) throw e;
-    if (io.signal?.aborted) return signalExitCode(stopSignal(io));
-    io.stderr(`error: ${e.message}\n`);
-    return e.exitCode;
-  }
+  const waited = await awaitModel(input);
+  if (waited !== null) return waited;
   return await runBenchmark(input, planned);
 }

@@ -12,7 +12,9 @@ import type { Io } from "./io.ts";
 export function reportHelp(): string {
   return renderHelp(
     "reprise report <artifact dir> [<artifact dir> …] [options]",
-    "Write one self-contained HTML report (charts, summary tables) of one or more runs; with two or more, the runs side by side with their differences against the first.",
+    "Write one self-contained HTML report (charts, summary tables) of one or more runs; with two or more, the runs side by side with their differences against the first.\n" +
+      "Over sweep, repeated-run or search directories (docs/sweeps.md): throughput against TTFT, ITL and per-user\n" +
+      "interactivity with each point's confidence interval and the SLO line, the Pareto front, and each search's path.",
     reportOptions,
   );
 }
@@ -30,7 +32,11 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
     );
   }
   try {
-    const out = await writeReport(parsed.positionals, parsed.values.output);
+    // Sweep, repeated-run and search directories get the capacity charts (report/sweep_report.ts).
+    const sweeps = await import("../report/sweep_write.ts");
+    const out = await sweeps.isSweepReport(parsed.positionals)
+      ? await sweeps.writeSweepReport(parsed.positionals, parsed.values.output, parsed.values)
+      : await writeReport(parsed.positionals, parsed.values.output);
     io.stderr(`report: ${out}\n`);
     return ExitCode.OK;
   } catch (e) {

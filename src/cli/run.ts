@@ -14,7 +14,7 @@ import type { Endpoint } from "../endpoints/types.ts";
 import { checkArtifactDir, writeFailure } from "../export/artifact.ts";
 import { aiperfInputConfig } from "../export/input_config.ts";
 import { Results, type ResultsOptions, type RunOutcome } from "../export/results.ts";
-import { newBenchmarkId, runInfoBlock } from "../export/summary_json.ts";
+import { newBenchmarkId, runInfoBlock, type RunVariation } from "../export/summary_json.ts";
 import { WorkerPool } from "../load/pool.ts";
 import { PhaseRunner } from "../load/phase_runner.ts";
 import { describePlan } from "../plan/describe.ts";
@@ -51,6 +51,8 @@ export interface RunInput {
   io: Io;
   /** Config keys set on the command line or by env (not defaults); absent: none. */
   given?: ReadonlySet<string>;
+  /** The run's place in a sweep or repeated runs (`run_info`); absent for a single run. */
+  variation?: RunVariation;
 }
 
 /**
@@ -149,6 +151,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       randomSeed: plan.seed,
       inputConfig: plan.inputConfig,
       version: VERSION,
+      ...(input.variation ? { variation: input.variation } : {}),
     },
   };
   const state = new RunState({
@@ -158,6 +161,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
       benchmarkId,
       randomSeed: plan.seed,
       cliCommand: input.cliCommand,
+      variation: input.variation,
     }) as RunInfo,
     info: {
       model: plan.model,

@@ -93,9 +93,9 @@ function convert(spec: OptionSpec, raw: unknown, source: string): unknown {
     const text = String(raw).trim();
     const n = text === "" ? NaN : Number(text);
     if (!Number.isFinite(n)) {
-      // AIPerf reads a comma list of numbers as a parameter sweep.
+      // AIPerf reads a comma list of a sweepable flag as a parameter sweep (docs/sweeps.md).
       const sweep = /^\s*[\d.]+(\s*,\s*[\d.]+)+\s*$/.test(text)
-        ? " (a comma list is a parameter sweep, which reprise does not support yet)"
+        ? " (a comma list is a parameter sweep, which this flag does not take)"
         : "";
       throw new ConfigError(
         `${source} must be ${spec.expect}, got ${JSON.stringify(String(raw))}${sweep}`,

@@ -31,6 +31,22 @@ export interface RunInfo {
   inputConfig: Record<string, unknown>;
   /** reprise's version. */
   version: string;
+  /** The run's place in a sweep or in repeated runs; absent for a single run. */
+  variation?: RunVariation;
+}
+
+/** Where a run sits in a sweep, repeated runs or a search (AIPerf's `run_info` fields). */
+export interface RunVariation {
+  /** One id shared by every run of the sweep. */
+  sweepId: string;
+  /** The repetition, from 0. */
+  trial: number;
+  /** `run_0001`, `trial_0001`. */
+  runLabel: string;
+  /** `concurrency_4`, or `base` without a sweep. */
+  variationLabel: string;
+  variationIndex: number;
+  variationValues: Record<string, unknown>;
 }
 
 /** Optional parts of the summary. */
@@ -48,21 +64,22 @@ export function newBenchmarkId(): string {
 }
 
 /**
- * The `run_info` block (AIPerf's schema 1.3 fields). A reprise run is one run, never part of a
- * sweep: no sweep id, trial 0, the `base` variation.
+ * The `run_info` block (AIPerf's schema 1.3 fields). A single run is no part of a sweep: no
+ * sweep id, trial 0, the `base` variation; a run of a sweep says where it sits.
  */
 export function runInfoBlock(
-  run: Pick<RunInfo, "benchmarkId" | "randomSeed" | "cliCommand">,
+  run: Pick<RunInfo, "benchmarkId" | "randomSeed" | "cliCommand" | "variation">,
 ): Record<string, unknown> {
+  const v = run.variation;
   return {
     benchmark_id: run.benchmarkId,
-    sweep_id: null,
+    sweep_id: v?.sweepId ?? null,
     random_seed: run.randomSeed,
-    trial: 0,
-    run_label: "run_0001",
-    variation_label: "base",
-    variation_index: 0,
-    variation_values: {},
+    trial: v?.trial ?? 0,
+    run_label: v?.runLabel ?? "run_0001",
+    variation_label: v?.variationLabel ?? "base",
+    variation_index: v?.variationIndex ?? 0,
+    variation_values: v?.variationValues ?? {},
     cli_command: run.cliCommand,
   };
 }

@@ -2,7 +2,7 @@
 
 import {
   answerLength,
-  completionTime,
+  answerReady,
   countMessages,
   type Exchange,
   type MockContext,
@@ -11,7 +11,6 @@ import {
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
-import { sleepUntil } from "./schedule.ts";
 import type { StreamScript } from "./stream.ts";
 import { REASONING_OFFSET, tokenJson, tokensText } from "./tokens.ts";
 
@@ -65,7 +64,7 @@ export async function chatCompletions(ctx: MockContext, ex: Exchange): Promise<R
     return sseReply(streamBody(ctx, ex, script, prompt));
   }
 
-  await sleepUntil(completionTime(ctx, ex, reasoning + count), ctx.signal);
+  await answerReady(ctx, ex, reasoning + count, prompt);
   const reasoningField = reasoning > 0
     ? `,"reasoning_content":${JSON.stringify(tokensText(REASONING_OFFSET, reasoning))}`
     : "";

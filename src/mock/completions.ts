@@ -3,7 +3,7 @@
 import { openaiUsageJson } from "./chat.ts";
 import {
   answerLength,
-  completionTime,
+  answerReady,
   type Exchange,
   type MockContext,
   streamBody,
@@ -11,7 +11,6 @@ import {
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
-import { sleepUntil } from "./schedule.ts";
 import type { StreamScript } from "./stream.ts";
 import { tokenJson, tokensText } from "./tokens.ts";
 
@@ -67,7 +66,7 @@ export async function completions(ctx: MockContext, ex: Exchange): Promise<Respo
     return sseReply(streamBody(ctx, ex, script, prompt));
   }
 
-  await sleepUntil(completionTime(ctx, ex, count), ctx.signal);
+  await answerReady(ctx, ex, count, prompt);
   return jsonReply(
     `${open}{"text":${
       JSON.stringify(tokensText(0, count))

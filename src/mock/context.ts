@@ -3,13 +3,15 @@
 import type { ResolvedMockOptions } from "./options.ts";
 import { tokenTimes } from "./schedule.ts";
 import { type StreamScript, timedStream } from "./stream.ts";
-import type { TimingLog } from "./timing_log.ts";
+import type { SentTimes, TimingLog } from "./timing_log.ts";
 import type { Tokenizer } from "./tokens.ts";
 import { seededRandom } from "./rng.ts";
 import { type FaultShare, faultShares } from "./faults.ts";
 import type { PromptCounter } from "./prompt_count.ts";
 import { MockMetrics } from "./metrics.ts";
 import type { MediaStats } from "./media_check.ts";
+import { Engine, engineStream } from "./engine.ts";
+import { sleepUntil } from "./schedule.ts";
 
 /** What the mock counted: requests received, by path and by fault injected. */
 export interface MockStats {
@@ -45,6 +47,8 @@ export interface MockContext {
   countPrompt?: PromptCounter | null;
   /** What `GET /metrics` reports: answers in flight, tokens sent, TTFT. */
   metrics: MockMetrics;
+  /** The slot model (`--slots`) pacing every answer; null: fixed timing. */
+  engine: Engine | null;
 }
 
 /**
@@ -58,7 +62,7 @@ export function newMockContext(
   timingLog: TimingLog | null,
 ): MockContext {
   let ids = 0;
-  return {
+  const ctx: MockContext = {
     opts,
     tokenizer,
     random: seededRandom(opts.seed),
@@ -69,7 +73,13 @@ export function newMockContext(
     faults: faultShares(opts),
     stats: { requests: 0, byPath: {}, faults: {} },
     metrics: new MockMetrics(),
+    engine: null,
   };
+  if (opts.slots !== undefined) {
+    ctx.engine = new Engine({ ...opts, slots: opts.slots }, signal);
+    ctx.metrics.engine = ctx.engine;
+  }
+  return ctx;
 }
 
 /** One request as a route sees it. */
@@ -124,18 +134,35 @@ export function streamBody(
   const metrics = ctx.metrics;
   metrics.running++;
   metrics.promptTokens += promptTokens;
+  const ended = (sent: SentTimes) => {
+    metrics.running--;
+    metrics.generationTokens += sent.tokens;
+    if (sent.first !== null) metrics.observeTtft((sent.first - ex.arrival) / 1000);
+    log?.record(ex.requestId, ex.arrival, sent);
+  };
+  if (ctx.engine) return engineStream(ctx.engine, script, promptTokens, ex.truncate, ended);
   return timedStream(
     script,
     scheduleFor(ctx, ex, script.count),
     ex.truncate,
     ctx.signal,
-    (sent) => {
-      metrics.running--;
-      metrics.generationTokens += sent.tokens;
-      if (sent.first !== null) metrics.observeTtft((sent.first - ex.arrival) / 1000);
-      log?.record(ex.requestId, ex.arrival, sent);
-    },
+    ended,
   );
+}
+
+/**
+ * Waits until a non-streamed answer of `count` tokens is complete: its last token's due time, or,
+ * with the slot model, once the engine generated it (`prompt` tokens of prefill first).
+ */
+export async function answerReady(
+  ctx: MockContext,
+  ex: Exchange,
+  count: number,
+  prompt = 0,
+): Promise<void> {
+  if (ctx.engine === null) return await sleepUntil(completionTime(ctx, ex, count), ctx.signal);
+  ctx.metrics.promptTokens += prompt;
+  await ctx.engine.submit(prompt, count, () => ctx.metrics.generationTokens++).done;
 }
 
 /** When a non-streaming answer is complete: the last token's due time, or the first's if none. */

@@ -5,13 +5,12 @@
 
 import {
   answerLength,
-  completionTime,
+  answerReady,
   type Exchange,
   type MockContext,
   streamBody,
 } from "./context.ts";
 import { jsonReply, sseReply, tgiError } from "./reply.ts";
-import { sleepUntil } from "./schedule.ts";
 import type { StreamScript } from "./stream.ts";
 import { tokenJson, tokensText } from "./tokens.ts";
 
@@ -39,7 +38,7 @@ function read(ctx: MockContext, body: Record<string, unknown>) {
 export async function generate(ctx: MockContext, ex: Exchange): Promise<Response> {
   const req = read(ctx, ex.body);
   if (req instanceof Response) return req;
-  await sleepUntil(completionTime(ctx, ex, req.count), ctx.signal);
+  await answerReady(ctx, ex, req.count);
   const details = req.details
     ? `,"details":{"finish_reason":"${req.finish}","generated_tokens":${req.count},"seed":${req.seed},"prefill":[],"tokens":[]}`
     : "";

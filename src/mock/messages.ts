@@ -4,7 +4,7 @@
  */
 
 import {
-  completionTime,
+  answerReady,
   contentText,
   countMessages,
   type Exchange,
@@ -13,7 +13,6 @@ import {
   useModel,
 } from "./context.ts";
 import { anthropicError, jsonReply, sseReply } from "./reply.ts";
-import { sleepUntil } from "./schedule.ts";
 import type { StreamScript } from "./stream.ts";
 import { REASONING_OFFSET, tokenJson, tokensText } from "./tokens.ts";
 
@@ -43,7 +42,7 @@ export async function messages(ctx: MockContext, ex: Exchange): Promise<Response
     `{"input_tokens":${input},"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":${output}}`;
 
   if (body.stream !== true) {
-    await sleepUntil(completionTime(ctx, ex, reasoning + count), ctx.signal);
+    await answerReady(ctx, ex, reasoning + count, input);
     const thinking = reasoning > 0
       ? `{"type":"thinking","thinking":${
         JSON.stringify(tokensText(REASONING_OFFSET, reasoning))
@@ -99,5 +98,5 @@ export async function messages(ctx: MockContext, ex: Exchange): Promise<Response
       ) +
       packet("message_stop", `{"type":"message_stop"}`),
   };
-  return sseReply(streamBody(ctx, ex, script));
+  return sseReply(streamBody(ctx, ex, script, input));
 }

@@ -10,6 +10,8 @@ const TTFT_BOUNDS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
 export class MockMetrics {
   /** Streamed answers being sent. */
   running = 0;
+  /** The slot model, when on: running and waiting are its batch and queue, plus its KV usage. */
+  engine: { running: number; waiting: number; kvUsage: number } | null = null;
   promptTokens = 0;
   generationTokens = 0;
   #ttftCounts = new Array<number>(TTFT_BOUNDS.length + 1).fill(0);
@@ -29,10 +31,13 @@ export class MockMetrics {
     const lines = [
       "# HELP vllm:num_requests_running Number of requests in model execution batches.",
       "# TYPE vllm:num_requests_running gauge",
-      `vllm:num_requests_running{${l}} ${this.running}`,
+      `vllm:num_requests_running{${l}} ${this.engine?.running ?? this.running}`,
       "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.",
       "# TYPE vllm:num_requests_waiting gauge",
-      `vllm:num_requests_waiting{${l}} 0`,
+      `vllm:num_requests_waiting{${l}} ${this.engine?.waiting ?? 0}`,
+      "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.",
+      "# TYPE vllm:kv_cache_usage_perc gauge",
+      `vllm:kv_cache_usage_perc{${l}} ${this.engine?.kvUsage ?? 0}`,
       "# HELP vllm:prompt_tokens_total Number of prefill tokens processed.",
       "# TYPE vllm:prompt_tokens_total counter",
       `vllm:prompt_tokens_total{${l}} ${this.promptTokens}`,

@@ -69,12 +69,28 @@ export interface MockOptions {
   metricsFormat?: "vllm" | "sglang";
   /** Also serve a fake DCGM exporter at `/dcgm/metrics`. */
   dcgm?: boolean;
+  /** The slot (engine) model's batch slots; absent: fixed timing. See `engine.ts`. */
+  slots?: number;
+  /** Slot model: prefill time per prompt token (µs); default 50. */
+  prefillUsPerToken?: number;
+  /** Slot model: fixed time of one decode step (ms); default 10. */
+  decodeMs?: number;
+  /** Slot model: growth of a decode step per running answer (ms); default 1. */
+  decodeMsPerSeq?: number;
+  /** Slot model: KV-cache capacity in tokens, for the usage gauge; default 65536. */
+  kvCacheTokens?: number;
 }
 
 /** Options with every default applied. */
 export type ResolvedMockOptions =
-  & Required<Omit<MockOptions, "seed" | "timingLog" | "tokenizer" | "chatTemplate">>
-  & { seed: number; timingLog?: string; tokenizer?: string; chatTemplate?: string };
+  & Required<Omit<MockOptions, "seed" | "timingLog" | "tokenizer" | "chatTemplate" | "slots">>
+  & {
+    seed: number;
+    timingLog?: string;
+    tokenizer?: string;
+    chatTemplate?: string;
+    slots?: number;
+  };
 
 /**
  * Applies defaults (port 0: any free port) and checks every value against the option table the

@@ -6,7 +6,7 @@
 
 import {
   answerLength,
-  completionTime,
+  answerReady,
   contentText,
   type Exchange,
   type MockContext,
@@ -15,7 +15,6 @@ import {
   useModel,
 } from "./context.ts";
 import { jsonReply, openaiError, sseReply } from "./reply.ts";
-import { sleepUntil } from "./schedule.ts";
 import type { StreamScript } from "./stream.ts";
 import { REASONING_OFFSET, tokenJson, tokensText } from "./tokens.ts";
 
@@ -114,7 +113,7 @@ export async function responses(ctx: MockContext, ex: Exchange): Promise<Respons
   });
 
   if (body.stream !== true) {
-    await sleepUntil(completionTime(ctx, ex, reasoning + count), ctx.signal);
+    await answerReady(ctx, ex, reasoning + count, prompt);
     return jsonReply(JSON.stringify(response("completed", true)));
   }
 
@@ -204,5 +203,5 @@ export async function responses(ctx: MockContext, ex: Exchange): Promise<Respons
     tail: (reasoning > 0 && count === 0 ? reasoningClose : "") +
       (count === 0 ? messageOpen : "") + messageClose,
   };
-  return sseReply(streamBody(ctx, ex, script));
+  return sseReply(streamBody(ctx, ex, script, prompt));
 }

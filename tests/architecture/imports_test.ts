@@ -31,6 +31,7 @@ export const LAYERS: Record<string, number> = {
   "load": 6,
   "observe": 7,
   "export": 7,
+  "sweep": 7,
   "report": 8,
   "api": 8,
   "mock": 8,

@@ -81,7 +81,7 @@ function candidates(flag: string): string[][] {
       Array.isArray(spec.default) ? String(spec.default[0] ?? "x") : String(spec.default),
     );
   }
-  values.push("1", "x", "request_latency:250", "http://localhost:8000");
+  values.push("1", "2", "128/128", "x", "request_latency:250", "http://localhost:8000");
   return values.map((v) => [flag, v]);
 }
 
@@ -190,9 +190,9 @@ Deno.test("AIPerf's spellings of values and flags parse as AIPerf means them", (
   assert.throws(() => parseConfig(["--log-level", "LOUD"]), /--log-level must be one of TRACE/);
 });
 
-Deno.test("a comma list for a number is AIPerf's sweep: refused as not supported yet", () => {
+Deno.test("a comma list for a flag that is not sweepable is refused, naming the sweep", () => {
   assert.throws(
-    () => parseConfig(["profile", "--concurrency", "10,20,30"]),
-    /--concurrency must be a positive integer, got "10,20,30" \(a comma list is a parameter sweep, which reprise does not support yet\)/,
+    () => parseConfig(["profile", "--warmup-request-count", "10,20,30"]),
+    /--warmup-request-count must be a positive integer, got "10,20,30" \(a comma list is a parameter sweep, which this flag does not take\)/,
   );
 });

@@ -51,7 +51,7 @@ Deno.test("AIPerf's flags: refused before anything is sent, or accepted as no-op
       async () => {
         for (
           const flag of [
-            ["--num-profile-runs", "3"],
+            ["--search-space", "concurrency:1:64"],
             ["--cache-bust", "system_prefix"],
             ["--accuracy-benchmark", "mmlu"],
           ]

@@ -125,6 +125,10 @@ Deno.test("the mock's defaults and ranges are the mock-server flags' own", () =>
     seed: 1,
     metricsFormat: "vllm",
     dcgm: false,
+    prefillUsPerToken: 50,
+    decodeMs: 10,
+    decodeMsPerSeq: 1,
+    kvCacheTokens: 65536,
   });
   for (const [key, spec] of Object.entries(mockServerOptions)) {
     assert.ok(spec.help.length > 10, key);

@@ -27,8 +27,8 @@ function judge(...args: string[]): string[] | string {
 
 Deno.test("a not-yet flag that would change the run stops the plan with one line", () => {
   assert.equal(
-    judge("--num-profile-runs", "3"),
-    "--num-profile-runs: not supported yet (several profile runs (confidence statistics) are not built yet)",
+    judge("--search-space", "concurrency:1:64"),
+    "--search-space: not supported yet (this adaptive search is not built (reprise searches with the monotonic planner))",
   );
   assert.match(
     judge("--cache-bust", "system_prefix") as string,
@@ -70,6 +70,6 @@ Deno.test("input_config records what the run used: flags without effect only whe
   const recorded = recordedConfig(profileOptions, values, given as ReadonlySet<string>);
   assert.equal(recorded.concurrency, 3);
   assert.equal(recorded.zmqHost, "h");
-  assert.equal("numProfileRuns" in recorded, false);
+  assert.equal("islMin" in recorded, false);
   assert.equal("streaming" in recorded, true);
 });

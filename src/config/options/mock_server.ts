@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { mockTelemetryOptions } from "./mock_telemetry.ts";
 import { fraction, nonNegative, opt, positiveInt } from "./spec.ts";
+import { mockEngineOptions } from "./mock_engine.ts";
 
 export const mockServerOptions = {
   host: opt({
@@ -208,4 +209,5 @@ export const mockServerOptions = {
     metavar: "FILE",
   }),
   ...mockTelemetryOptions,
+  ...mockEngineOptions,
 } as const;

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { opt } from "./spec.ts";
+import { reportSweepOptions } from "./report_sweep.ts";
 
 export const reportOptions = {
   output: opt({
@@ -15,4 +16,5 @@ export const reportOptions = {
     help: "Where to write the HTML report.",
     metavar: "FILE",
   }),
+  ...reportSweepOptions,
 } as const;
