@@ -49,6 +49,8 @@ export interface Transport {
   waiting?(): Waiting;
   /** A conversation ended: the connection kept for it (sticky reuse) is closed. */
   endSession?(session: object): void;
+  /** Opens connections ahead of the requests (`WireTransport.preconnect`), where it can. */
+  preconnect?(url: string, count: number, timeoutMs: number): Promise<number>;
 }
 
 const utf8 = new TextDecoder();
@@ -279,6 +281,9 @@ export function answering(wire: WireTransport, connections = 1, reuse = true): T
   };
   if (wire.waiting !== undefined) transport.waiting = () => wire.waiting!();
   if (wire.endSession !== undefined) transport.endSession = (s) => wire.endSession!(s);
+  if (wire.preconnect !== undefined) {
+    transport.preconnect = (url, count, timeoutMs) => wire.preconnect!(url, count, timeoutMs);
+  }
   return transport;
 }
 

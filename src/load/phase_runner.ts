@@ -24,6 +24,8 @@ export class PhaseRunner {
   #spec: PhaseSpec;
   #timers: ReturnType<typeof setTimeout>[] = [];
   #graceArmed = false;
+  /** A stop came (maybe while connections were being opened, before the counters were reset). */
+  #stopRequested = false;
   /** The phase is over: a late stop only raises the stop flag, and arms no timer. */
   #ended = false;
   #end: PhaseEnd = "done";
@@ -37,6 +39,7 @@ export class PhaseRunner {
 
   /** Stops issuing; requests in flight get the grace period, then are cancelled. */
   stop(): void {
+    this.#stopRequested = true;
     this.#pool.stopIssuing();
     if (this.#graceArmed || this.#ended) return;
     this.#graceArmed = true;
@@ -51,6 +54,8 @@ export class PhaseRunner {
   /** Runs the phase to its end; records arrive through `onRecords`. */
   async run(onRecords: (records: RequestRecord[]) => void): Promise<PhaseEnd> {
     const spec = this.#spec;
+    // Connections open before the clock starts: none is opened inside a request's measured time.
+    await this.#pool.preparePhase(spec.plan, spec.slots);
     const startPerf = performance.now() + START_LEAD_MS;
     const plan = { ...spec.plan, startEpochMs: performance.timeOrigin + startPerf };
     if (spec.durationMs !== undefined) {
@@ -77,10 +82,13 @@ export class PhaseRunner {
       }, RAMP_STEP_MS);
     }
     try {
-      await this.#pool.runPhase(plan, spec.slots, (records) => {
+      const running = this.#pool.runPhase(plan, spec.slots, (records) => {
         this.#gate(records);
         onRecords(records);
       });
+      // A stop while the connections were opened: the phase's reset counters must not lose it.
+      if (this.#stopRequested) this.#pool.stopIssuing();
+      await running;
     } finally {
       this.#ended = true;
       clearInterval(ramp);

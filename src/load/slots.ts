@@ -102,6 +102,8 @@ export async function runSlots(opts: {
   sinkCopies?: boolean;
   /** Learns the transport the slots send on, once it is made. */
   onTransport?: (transport: Transport) => void;
+  /** The transport made before the phase began (`prepareTransport`); none: one is made here. */
+  transport?: Transport;
 }): Promise<void> {
   const { plan, control, inFlight } = opts;
   // This Worker's own in-flight counter, for the live API's per-Worker view.
@@ -127,7 +129,8 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
+  const transport = opts.transport ??
+    createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
   opts.onTransport?.(transport);
   // Decided once for the phase: what each request does for the URLs, reuse and prefill flags.
   const urls = plan.urls;

@@ -104,6 +104,14 @@ export interface WireTransport {
    * not tell.
    */
   waiting?(): Waiting;
+  /**
+   * Opens up to `count` connections to the origin of `url` before any request is sent, so that
+   * the first requests of a phase find one open (and handshaken) instead of connecting inside
+   * their measured time. No request is written on them. Resolves with how many opened within
+   * `timeoutMs` (a failure to connect is left to the requests, which record it). Absent where
+   * the transport keeps no connections of its own.
+   */
+  preconnect?(url: string, count: number, timeoutMs: number): Promise<number>;
 }
 
 /** A transport's requests waiting for the first bytes of their answers (`waiting`). */

@@ -1,0 +1,121 @@
+/**
+ * A run opens its slots' connections before its clock starts: every connection the server
+ * accepts is accepted before the first request's start, no connection carries a request it was
+ * not sent by a record's request, and each phase opens its connections before its own clock.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { rawServer } from "../transport/raw_server.ts";
+import { readRecords, runCli } from "./helpers.ts";
+
+const enc = new TextEncoder();
+
+/** A streaming server that notes when (epoch ns) it accepted each connection. */
+function server() {
+  const event =
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "ok" } }] })}\n\n` +
+    "data: [DONE]\n\n";
+  const reply = enc.encode(
+    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
+      `content-length: ${enc.encode(event).length}\r\n\r\n${event}`,
+  );
+  const ids: string[] = [];
+  let acceptedBeforeFirst = -1;
+  const srv = rawServer(async (conn, request, n) => {
+    if (n === 0) acceptedBeforeFirst = srv.accepted();
+    ids.push(/x-request-id: *([^\r]*)/i.exec(request)?.[1] ?? "");
+    await conn.write(reply);
+    return true;
+  });
+  return { ...srv, ids, acceptedBeforeFirst: () => acceptedBeforeFirst };
+}
+
+/** A record's start, epoch ms. */
+function startMs(r: Record<string, unknown>): number {
+  return (r.metadata as { request_start_ns: number }).request_start_ns / 1e6;
+}
+
+async function run(url: string, ...more: string[]) {
+  const dir = await Deno.makeTempDir();
+  try {
+    const res = await runCli([
+      "profile",
+      "--url",
+      url.replace(/\/v1\/chat\/completions.*$/, ""),
+      "--model",
+      "m",
+      "--streaming",
+      "--artifact-dir",
+      dir,
+      "--ui",
+      "none",
+      "--transport",
+      "http1",
+      "--no-server-metrics",
+      "--isl",
+      "8",
+      "--osl",
+      "2",
+      ...more,
+    ]);
+    assert.equal(res.code, 0, res.stderr);
+    const runs = [];
+    for await (const e of Deno.readDir(dir)) if (e.isDirectory) runs.push(e.name);
+    return await readRecords(join(dir, runs[0], "profile_export.jsonl"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("the slots' connections are open before the first request; one request per record", async () => {
+  const s = server();
+  try {
+    const recs = await run(s.url, "--concurrency", "4", "--request-count", "12");
+    assert.equal(recs.length, 12);
+    // All four slots' connections were accepted before any request came, and no more opened.
+    assert.equal(s.acceptedBeforeFirst(), 4);
+    assert.equal(s.accepted(), 4);
+    // Before the first request's start, too: no request's measured time holds a connect.
+    const firstStartMs = Math.min(...recs.map((r) => startMs(r)));
+    for (const at of s.acceptedAt) assert.ok(at < firstStartMs, `${at} >= ${firstStartMs}`);
+    // Each request the server saw is a record's, once.
+    const recorded = recs.map((r) => (r.metadata as { x_request_id: string }).x_request_id);
+    assert.deepEqual([...s.ids].sort(), [...recorded].sort());
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("with a warm-up, the profiling phase opens its own connections before its clock starts", async () => {
+  const s = server();
+  try {
+    const recs = await run(
+      s.url,
+      "--concurrency",
+      "3",
+      "--request-count",
+      "6",
+      "--warmup-request-count",
+      "3",
+    );
+    // The warm-up's three and the profiling phase's six.
+    const phases = recs.map((r) => (r.metadata as { benchmark_phase: string }).benchmark_phase);
+    assert.equal(phases.filter((p) => p === "profiling").length, 6);
+    assert.equal(recs.length, 9);
+    assert.equal(s.acceptedBeforeFirst(), 3);
+    // The profiling phase's three were accepted before its first request started.
+    const profiling = recs.filter((r) =>
+      (r.metadata as { benchmark_phase: string }).benchmark_phase === "profiling"
+    );
+    const firstStartMs = Math.min(...profiling.map((r) => startMs(r)));
+    for (const at of s.acceptedAt.slice(3)) {
+      assert.ok(at < firstStartMs, `${at} >= ${firstStartMs}`);
+    }
+    // Three for the warm-up, three for the profiling phase; nine requests in all.
+    assert.equal(s.accepted(), 6);
+    assert.equal(s.ids.length, 9);
+  } finally {
+    await s.close();
+  }
+});
