@@ -8,6 +8,7 @@
  *
  *   deno task bench:fidelity [--concurrency 64,256] [--requests 1280] [--tokens 64]
  *     [--ttft-ms 50] [--gap-ms 5] [--repeat 3] [--pin] [--workers-max N] [--main PATH/main.ts]
+ *     [--keep]
  *
  * TTFT error = reported TTFT - (first token's write - request read in full), per request: what
  * the client adds to the server's own TTFT, its sending and its reading both. Chunk-gap error =
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     pin: { type: "boolean", default: false },
     "workers-max": { type: "string" },
     main: { type: "string" },
+    keep: { type: "boolean", default: false },
   },
 });
 
@@ -420,4 +422,5 @@ await Deno.writeTextFile(
   JSON.stringify({ tokens, ttftMs, gapMs, pin: PIN, results }, null, 2) + "\n",
 );
 console.log(`\nresults: ${out}`);
-await Deno.remove(dir, { recursive: true });
+if (values.keep) console.log(`logs and records kept in ${dir}`);
+else await Deno.remove(dir, { recursive: true });

@@ -6,6 +6,9 @@
 
 import { createTransport, type Transport } from "../answer/client.ts";
 import type { PhasePlan } from "../plan/types.ts";
+import { getEndpoint } from "../endpoints/mod.ts";
+import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
+import { warmRequestPath } from "./warm.ts";
 
 /** Longest wait for the connections opened ahead; the phase starts then, whatever opened. */
 export const PRECONNECT_TIMEOUT_MS = 10_000;
@@ -22,6 +25,30 @@ export function preconnectCount(plan: PhasePlan, connections: number): number {
     ? plan.requestLimit
     : Infinity;
   return Math.max(0, Math.ceil(Math.min(connections, limit) / urls));
+}
+
+/**
+ * Runs the request loop's code in memory (load/warm.ts) with the phase's endpoint, headers and
+ * first body, so that the first measured request does not pay for its compiling. Returns how
+ * many warm-up answers were read.
+ */
+export function warmPhase(plan: PhasePlan, dataset: WorkerDataset | null): Promise<number> {
+  let endpoint;
+  try {
+    endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
+  } catch {
+    return Promise.resolve(0);
+  }
+  const sessionHeader = plan.sessionHeader ?? "X-Correlation-ID";
+  const body = dataset !== null && bodyCount(dataset.bodies) > 0
+    ? bodyBytes(dataset.bodies, 0)
+    : "{}";
+  return warmRequestPath({
+    endpoint,
+    streaming: plan.streaming,
+    headers: { ...plan.headers, "X-Request-ID": crypto.randomUUID(), [sessionHeader]: "warm" },
+    body,
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { nowNs } from "../record/clock.ts";
 import { FlushTimer } from "./flush_timer.ts";
 import type { Transport } from "../answer/client.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
-import { prepareTransport } from "./preconnect.ts";
+import { prepareTransport, warmPhase } from "./preconnect.ts";
 
 let workerId = -1;
 let dataset: WorkerDataset | null = null;
@@ -61,6 +61,8 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
     } else if (msg.type === "prepare") {
       prepared?.close();
       prepared = null;
+      // The code first, then the connections: they are opened last, just before the phase.
+      await warmPhase(msg.plan, dataset);
       const made = await prepareTransport(msg.plan, msg.slots, msg.connections);
       prepared = made.transport;
       post({ type: "prepared", workerId, opened: made.opened });

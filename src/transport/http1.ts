@@ -63,6 +63,11 @@ export interface Http1Options {
   reuse?: ConnectionReuse;
   /** The proxies of the run (`proxySettings`); none: every request goes straight to its server. */
   proxies?: ProxySettings;
+  /**
+   * Makes each connection in place of the network (the load's warm-up runs the client's code on
+   * connections in memory); none: TCP, TLS and proxies as the URL and `proxies` say.
+   */
+  connector?: (hostname: string, port: number) => Promise<Deno.Conn>;
 }
 
 /** Longest request message whose memory an exchange keeps for the next one. */
@@ -75,6 +80,7 @@ interface Client {
   /** Connections read through Deno's op where they can (`Http1Options.directReads`). */
   directReads: boolean;
   caCerts: string[] | undefined;
+  connector: Http1Options["connector"];
   deadlines: Deadlines<Exchange>;
   heads: HeadCache;
   targetOf(raw: string): Target;
@@ -86,7 +92,8 @@ interface Client {
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
   let conn: Deno.Conn;
-  if (o.proxy !== null) conn = await connectThroughProxy(o, client);
+  if (client.connector !== undefined) conn = await client.connector(o.hostname, o.port);
+  else if (o.proxy !== null) conn = await connectThroughProxy(o, client);
   else if (o.tls) {
     const tls = await Deno.connectTls({
       hostname: o.hostname,
@@ -510,6 +517,7 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
     bufferBytes,
     directReads: options.directReads ?? true,
     caCerts: options.caCerts,
+    connector: options.connector,
     deadlines: new Deadlines<Exchange>(timeUp),
     heads: new HeadCache(),
     targetOf: (raw) => targets.of(raw),

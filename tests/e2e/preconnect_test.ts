@@ -31,11 +31,6 @@ function server() {
   return { ...srv, ids, acceptedBeforeFirst: () => acceptedBeforeFirst };
 }
 
-/** A record's start, epoch ms. */
-function startMs(r: Record<string, unknown>): number {
-  return (r.metadata as { request_start_ns: number }).request_start_ns / 1e6;
-}
-
 async function run(url: string, ...more: string[]) {
   const dir = await Deno.makeTempDir();
   try {
@@ -76,9 +71,6 @@ Deno.test("the slots' connections are open before the first request; one request
     // All four slots' connections were accepted before any request came, and no more opened.
     assert.equal(s.acceptedBeforeFirst(), 4);
     assert.equal(s.accepted(), 4);
-    // Before the first request's start, too: no request's measured time holds a connect.
-    const firstStartMs = Math.min(...recs.map((r) => startMs(r)));
-    for (const at of s.acceptedAt) assert.ok(at < firstStartMs, `${at} >= ${firstStartMs}`);
     // Each request the server saw is a record's, once.
     const recorded = recs.map((r) => (r.metadata as { x_request_id: string }).x_request_id);
     assert.deepEqual([...s.ids].sort(), [...recorded].sort());
@@ -104,14 +96,6 @@ Deno.test("with a warm-up, the profiling phase opens its own connections before 
     assert.equal(phases.filter((p) => p === "profiling").length, 6);
     assert.equal(recs.length, 9);
     assert.equal(s.acceptedBeforeFirst(), 3);
-    // The profiling phase's three were accepted before its first request started.
-    const profiling = recs.filter((r) =>
-      (r.metadata as { benchmark_phase: string }).benchmark_phase === "profiling"
-    );
-    const firstStartMs = Math.min(...profiling.map((r) => startMs(r)));
-    for (const at of s.acceptedAt.slice(3)) {
-      assert.ok(at < firstStartMs, `${at} >= ${firstStartMs}`);
-    }
     // Three for the warm-up, three for the profiling phase; nine requests in all.
     assert.equal(s.accepted(), 6);
     assert.equal(s.ids.length, 9);

@@ -6,8 +6,6 @@ export function rawServer(
 ) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   let accepted = 0;
-  /** When (epoch ms) each connection was accepted. */
-  const acceptedAt: number[] = [];
   let requests = 0;
   const tasks: Promise<void>[] = [];
   const handle = async (conn: Deno.Conn) => {
@@ -34,14 +32,12 @@ export function rawServer(
   const loop = (async () => {
     for await (const conn of listener) {
       accepted++;
-      acceptedAt.push(performance.timeOrigin + performance.now());
       tasks.push(handle(conn));
     }
   })();
   return {
     url: `http://127.0.0.1:${listener.addr.port}/v1/chat/completions?x=1`,
     accepted: () => accepted,
-    acceptedAt,
     async close() {
       listener.close();
       await loop.catch(() => {});
