@@ -164,6 +164,11 @@ class Answer implements ResponseSink, ResultOwner {
     this.r.startPerf = at;
   }
 
+  connection(connectMs: number, reused: boolean): void {
+    this.r.connectMs = connectMs;
+    this.r.connectionReused = reused;
+  }
+
   head(head: ResponseHead, at: number): BodySink {
     const r = this.r;
     r.ackPerf = at;

@@ -140,6 +140,8 @@ export async function runSlots(opts: {
   const sessionHeader = plan.sessionHeader ?? "X-Correlation-ID";
   const prefill = plan.prefillConcurrency !== undefined;
   const userGapMs = timing.mode === "users" ? timing.gapMs : 0;
+  // Each record carries its connection's trace (--export-http-trace).
+  const httpTrace = plan.httpTrace === true;
 
   /**
    * Sends conversations, one after another, each one's turns in order: `next` gives the next one
@@ -345,6 +347,10 @@ export async function runSlots(opts: {
       cancelled: result.cancelled,
     };
     if (urlIndex >= 0) record.urlIndex = urlIndex;
+    if (httpTrace && result.connectMs !== undefined) {
+      record.connectNs = Math.round(result.connectMs * 1e6);
+      record.connectionReused = result.connectionReused === true;
+    }
     opts.sink(record);
     if (opts.sinkCopies) recycleResult(result);
   }

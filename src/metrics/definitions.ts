@@ -63,6 +63,7 @@ import {
   TOTAL_ERROR_ISL,
 } from "./request_metrics.ts";
 
+import { HTTP_REQ_CONNECTING, HTTP_REQ_CONNECTION_REUSED } from "./http_trace_metrics.ts";
 export type {
   MetricDef,
   MetricFlag,
@@ -105,6 +106,9 @@ export const METRICS: readonly MetricDef[] = [
   OSL_MISMATCH,
   // Failed requests.
   ERROR_ISL,
+  // The connection's trace (--export-http-trace).
+  HTTP_REQ_CONNECTING,
+  HTTP_REQ_CONNECTION_REUSED,
   // Run-level counters.
   REQUEST_COUNT,
   ERROR_REQUEST_COUNT,

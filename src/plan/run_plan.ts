@@ -236,6 +236,7 @@ export function planRun(input: PlanInput): RunPlan {
     ...(urls.length > 1 ? { urls } : {}),
     reuse: reuseStrategy(config.connectionReuseStrategy),
     sessionHeader: config.sessionHeader,
+    ...(config.exportHttpTrace ? { httpTrace: true } : {}),
   };
   const phases = planPhases({ config, given, conversations, workers, base, series });
   return {

@@ -73,4 +73,11 @@ export interface RequestRecord {
   cancelled: boolean;
   /** Which `--url` the request went to (0-based), when several were given. */
   urlIndex?: number;
+  /**
+   * With `--export-http-trace`: ns this request spent opening its connection (0 when it took one
+   * already open), as the HTTP/1.1 client tells it; absent otherwise.
+   */
+  connectNs?: number;
+  /** With `--export-http-trace`: the connection had carried an earlier request. */
+  connectionReused?: boolean;
 }

@@ -284,9 +284,11 @@ class Exchange implements Cancelable, WireExchange {
     const o = this.#origin!;
     const c = this.#client.takeIdle(o, this.#session);
     if (c !== undefined) {
+      this.#sink!.connection?.(0, c.uses > 0);
       this.#send(c);
       return;
     }
+    const connectStart = performance.now();
     const pending = connect(o, this.#client);
     this.#connecting = pending;
     pending.then((c) => {
@@ -294,6 +296,7 @@ class Exchange implements Cancelable, WireExchange {
       if (this.#connecting !== pending) c.close();
       else {
         this.#connecting = null;
+        this.#sink!.connection?.(performance.now() - connectStart, false);
         this.#send(c);
       }
     }, (e) => {

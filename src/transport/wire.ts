@@ -73,6 +73,12 @@ export interface BodySink {
 export interface ResponseSink {
   /** The request starts at `at` (`performance.now()` ms). */
   begin(at: number): void;
+  /**
+   * The connection the request goes on, told once before it is written (by a transport that
+   * keeps its own): how long this request spent opening it (ms; 0 when it took one already open,
+   * kept alive or opened ahead of the phase), and whether it had carried an earlier request.
+   */
+  connection?(connectMs: number, reused: boolean): void;
   /** The answer's head arrived at `at`; returns where its body's content goes. */
   head(head: ResponseHead, at: number): BodySink;
   /**

@@ -66,8 +66,20 @@ async function run(url: string, ...more: string[]) {
 Deno.test("the slots' connections are open before the first request; one request per record", async () => {
   const s = server();
   try {
-    const recs = await run(s.url, "--concurrency", "4", "--request-count", "12");
+    const recs = await run(
+      s.url,
+      "--concurrency",
+      "4",
+      "--request-count",
+      "12",
+      "--export-http-trace",
+    );
     assert.equal(recs.length, 12);
+    // No request's measured time holds a connect: the first wave took the connections opened
+    // ahead (new ones), the later requests kept-alive ones.
+    const trace = recs.map((r) => r.metrics as Record<string, { value: number }>);
+    for (const m of trace) assert.equal(m.http_req_connecting.value, 0);
+    assert.equal(trace.filter((m) => m.http_req_connection_reused.value === 0).length, 4);
     // All four slots' connections were accepted before any request came, and no more opened.
     assert.equal(s.acceptedBeforeFirst(), 4);
     assert.equal(s.accepted(), 4);
@@ -90,15 +102,56 @@ Deno.test("with a warm-up, the profiling phase opens its own connections before 
       "6",
       "--warmup-request-count",
       "3",
+      "--export-http-trace",
     );
     // The warm-up's three and the profiling phase's six.
     const phases = recs.map((r) => (r.metadata as { benchmark_phase: string }).benchmark_phase);
     assert.equal(phases.filter((p) => p === "profiling").length, 6);
     assert.equal(recs.length, 9);
+    for (const r of recs) {
+      assert.equal((r.metrics as Record<string, { value: number }>).http_req_connecting.value, 0);
+    }
     assert.equal(s.acceptedBeforeFirst(), 3);
     // Three for the warm-up, three for the profiling phase; nine requests in all.
     assert.equal(s.accepted(), 6);
     assert.equal(s.ids.length, 9);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("--connection-reuse-strategy never with --export-http-trace: each later request's connect is recorded apart", async () => {
+  const s = server();
+  try {
+    const recs = await run(
+      s.url,
+      "--concurrency",
+      "2",
+      "--request-count",
+      "6",
+      "--connection-reuse-strategy",
+      "never",
+      "--export-http-trace",
+    );
+    assert.equal(recs.length, 6);
+    const trace = recs.map((r) => r.metrics as Record<string, { value: number }>);
+    // Never reused; the two opened ahead carried the first wave, the other four connected.
+    for (const m of trace) assert.equal(m.http_req_connection_reused.value, 0);
+    assert.equal(trace.filter((m) => m.http_req_connecting.value > 0).length, 4);
+    assert.equal(s.accepted(), 6);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("without --export-http-trace, records carry no http_req_ metric", async () => {
+  const s = server();
+  try {
+    const recs = await run(s.url, "--concurrency", "2", "--request-count", "2");
+    for (const r of recs) {
+      const tags = Object.keys(r.metrics as Record<string, unknown>);
+      assert.deepEqual(tags.filter((t) => t.startsWith("http_req_")), []);
+    }
   } finally {
     await s.close();
   }

@@ -34,7 +34,7 @@ Deno.test("a not-yet flag that would change the run stops the plan with one line
     judge("--image-width-mean", "512") as string,
     /^--image-width-mean: not supported yet \(/,
   );
-  assert.match(judge("--export-http-trace") as string, /^--export-http-trace: not supported yet/);
+  assert.match(judge("--show-trace-timing") as string, /^--show-trace-timing: not supported yet/);
   assert.match(judge("--gpu-telemetry", "pynvml") as string, /^--gpu-telemetry: not supported yet/);
   assert.match(judge("--model", "a,b") as string, /^--model: not supported yet \(several models/);
 });
