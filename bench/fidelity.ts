@@ -8,7 +8,10 @@
  *
  *   deno task bench:fidelity [--concurrency 64,256] [--requests 1280] [--tokens 64]
  *     [--ttft-ms 50] [--gap-ms 5] [--repeat 3] [--pin] [--workers-max N] [--main PATH/main.ts]
- *     [--keep]
+ *     [--keep] [--plain NAME[+NAME]]
+ *
+ * `--plain preconnect+warm-up` adds a third client to every run: reprise with those fast paths
+ * turned off (`--plain-paths`), against the same server, to measure what they gain.
  *
  * TTFT error = reported TTFT - (first token's write - request read in full), per request: what
  * the client adds to the server's own TTFT, its sending and its reading both. Chunk-gap error =
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     "workers-max": { type: "string" },
     main: { type: "string" },
     keep: { type: "boolean", default: false },
+    plain: { type: "string" },
   },
 });
 
@@ -51,6 +55,8 @@ function positive(name: string, text: string): number {
 }
 
 if (values.main !== undefined) MAIN = values.main;
+/** `--plain`: the fast paths the third client runs without. */
+const PLAIN = values.plain === undefined ? [] : values.plain.split("+").filter((s) => s !== "");
 const levels = values.concurrency.split(",").map((c) => Math.round(positive("concurrency", c)));
 const tokens = Math.round(positive("tokens", values.tokens));
 const ttftMs = positive("ttft-ms", values["ttft-ms"]);
@@ -227,8 +233,8 @@ async function runRaw(port: number, c: number, n: number, run: string) {
   return { seen, cpu };
 }
 
-async function runReprise(port: number, c: number, n: number, run: string) {
-  const artifacts = join(dir, `${run}_reprise`);
+async function runReprise(port: number, c: number, n: number, run: string, plain: string[] = []) {
+  const artifacts = join(dir, `${run}_reprise${plain.length > 0 ? "_plain" : ""}`);
   const { cpu } = await timed(pinned(PIN?.client, [
     Deno.execPath(),
     "run",
@@ -259,6 +265,7 @@ async function runReprise(port: number, c: number, n: number, run: string) {
     artifacts,
     "--ui",
     "none",
+    ...plain.flatMap((name) => ["--plain-paths", name]),
   ]));
   let records = "";
   for await (const e of Deno.readDir(artifacts)) {
@@ -380,16 +387,17 @@ for (const c of levels) {
     const run = `c${c}_r${r}`;
     const server = await startServer(run);
     // The order alternates: neither client always runs on a server that has just warmed up.
-    const order = r % 2 === 0 ? ["raw", "reprise"] as const : ["reprise", "raw"] as const;
+    const clients = PLAIN.length > 0 ? ["raw", "reprise", "plain"] : ["raw", "reprise"];
+    const order = r % 2 === 0 ? clients : [...clients].reverse();
     const got: Record<string, { seen: Seen[]; cpu: number }> = {};
     for (const client of order) {
       got[client] = client === "raw"
         ? await runRaw(server.port, c, n, run)
-        : await runReprise(server.port, c, n, run);
+        : await runReprise(server.port, c, n, run, client === "plain" ? PLAIN : []);
     }
     const log = await serverLog(await server.stop());
     const row: Record<string, Errors> = {};
-    for (const client of ["raw", "reprise"] as const) {
+    for (const client of clients) {
       const e = errorsOf(got[client].seen, log, c, got[client].cpu);
       row[client] = e;
       console.log(
@@ -410,7 +418,13 @@ for (const c of levels) {
       `    reprise p99 - raw p99: ${margin >= 0 ? "+" : ""}${f2(margin)} ms; ` +
         `reprise p50 ${f2(row.reprise.ttft.p50)} ms`,
     );
-    results.push({ streams: c, requests: n, run: r + 1, order, ...row });
+    if (row.plain !== undefined) {
+      console.log(
+        `    without ${PLAIN.join("+")}: p99 ${f2(row.plain.ttft.p99)} ms, first wave max ` +
+          `${f2(row.plain.firstWave.max)} ms (reprise ${f2(row.reprise.firstWave.max)} ms)`,
+      );
+    }
+    results.push({ streams: c, requests: n, run: r + 1, order, plain: PLAIN, ...row });
   }
 }
 

@@ -9,6 +9,7 @@ import type { PhasePlan } from "../plan/types.ts";
 import { getEndpoint } from "../endpoints/mod.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import { warmRequestPath } from "./warm.ts";
+import { fast } from "../util/fast_paths.ts";
 
 /** Longest wait for the connections opened ahead; the phase starts then, whatever opened. */
 export const PRECONNECT_TIMEOUT_MS = 10_000;
@@ -63,7 +64,7 @@ export async function prepareTransport(
   timeoutMs = PRECONNECT_TIMEOUT_MS,
 ): Promise<{ transport: Transport; opened: number }> {
   const transport = createTransport(plan.transport, slots, plan.reuse, plan.proxies);
-  const count = preconnectCount(plan, connections);
+  const count = fast("preconnect") ? preconnectCount(plan, connections) : 0;
   if (transport.preconnect === undefined || count === 0) return { transport, opened: 0 };
   const urls = [...new Set(plan.urls ?? [plan.url])];
   const opened = await Promise.all(urls.map((u) => transport.preconnect!(u, count, timeoutMs)));

@@ -13,7 +13,7 @@ import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "../record/clock.ts";
 import { FlushTimer } from "./flush_timer.ts";
 import type { Transport } from "../answer/client.ts";
-import { setPlainPaths } from "../util/fast_paths.ts";
+import { fast, setPlainPaths } from "../util/fast_paths.ts";
 import { prepareTransport, warmPhase } from "./preconnect.ts";
 
 let workerId = -1;
@@ -62,7 +62,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       prepared?.close();
       prepared = null;
       // The code first, then the connections: they are opened last, just before the phase.
-      await warmPhase(msg.plan, dataset);
+      if (fast("warm-up")) await warmPhase(msg.plan, dataset);
       const made = await prepareTransport(msg.plan, msg.slots, msg.connections);
       prepared = made.transport;
       post({ type: "prepared", workerId, opened: made.opened });

@@ -156,3 +156,29 @@ Deno.test("without --export-http-trace, records carry no http_req_ metric", asyn
     await s.close();
   }
 });
+
+Deno.test("--plain-paths preconnect warm-up: the same requests reach the server, the first wave connects in its measured time", async () => {
+  const s = server();
+  try {
+    const recs = await run(
+      s.url,
+      "--concurrency",
+      "3",
+      "--request-count",
+      "6",
+      "--export-http-trace",
+      "--plain-paths",
+      "preconnect",
+      "--plain-paths",
+      "warm-up",
+    );
+    assert.equal(recs.length, 6);
+    const recorded = recs.map((r) => (r.metadata as { x_request_id: string }).x_request_id);
+    assert.deepEqual([...s.ids].sort(), [...recorded].sort());
+    assert.equal(s.accepted(), 3);
+    const trace = recs.map((r) => r.metrics as Record<string, { value: number }>);
+    assert.equal(trace.filter((m) => m.http_req_connecting.value > 0).length, 3);
+  } finally {
+    await s.close();
+  }
+});
