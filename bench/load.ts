@@ -69,7 +69,8 @@
  * streams, normal elsewhere), --keep-awake (a busy loop per CPU under the idle policy, with
  * `taskset` and `chrt`, so that no vCPU halts: the host wakes a halted one milliseconds late at
  * times; a mock that would run idle runs at nice 19 instead, above the loops), --proxy (reprise's
- * requests through a forwarding HTTP proxy, bench/forward_proxy.ts, named in HTTP_PROXY). Needs
+ * requests through a forwarding HTTP proxy, bench/forward_proxy.ts, named in HTTP_PROXY), --main
+ * PATH/main.ts (another checkout's reprise, to compare). Needs
  * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -81,7 +82,8 @@ import { V8_FLAGS } from "../scripts/compile.ts";
 import { hasChrt, keepAwake, machineTicks, startMockProcess, stealShare } from "./mock_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
-const MAIN = join(ROOT, "main.ts");
+/** The reprise measured: this checkout's, or another's (`--main PATH/main.ts`, to compare). */
+let MAIN = join(ROOT, "main.ts");
 const BASELINE = join(ROOT, "bench", "baseline_reader.ts");
 
 const { values } = parseArgs({
@@ -100,8 +102,10 @@ const { values } = parseArgs({
     "mock-sched": { type: "string", default: "auto" },
     "keep-awake": { type: "boolean", default: false },
     proxy: { type: "boolean", default: false },
+    main: { type: "string" },
   },
 });
+if (values.main !== undefined) MAIN = values.main;
 
 /**
  * `--proxy`: reprise's runs go through a forwarding HTTP proxy of their own process
@@ -313,7 +317,13 @@ interface Percentiles {
 
 function matrix(): Point[] {
   const pts: Point[] = [];
-  const concs = values.quick ? [64, 512] : [1, 64, 512, 4096];
+  // `--only c=…` may name concurrencies of its own (256): those are the matrix's then.
+  const onlyC = /(?:^|,)\s*c=([\d|]+)/.exec(values.only ?? "")?.[1];
+  const concs = onlyC !== undefined
+    ? onlyC.split("|").map(Number)
+    : values.quick
+    ? [64, 512]
+    : [1, 64, 512, 4096];
   const toks = values.quick ? [256] : [16, 256];
   const timings = [[0, 0], [50, 5]];
   for (const [ttftMs, itlMs] of timings) {
