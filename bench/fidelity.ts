@@ -10,7 +10,7 @@
  *     [--ttft-ms 50] [--gap-ms 5] [--repeat 3] [--pin] [--workers-max N] [--main PATH/main.ts]
  *     [--keep] [--plain NAME[+NAME]]
  *
- * `--plain preconnect+warm-up` adds a third client to every run: reprise with those fast paths
+ * `--plain preconnect+warm-code` adds a third client to every run: reprise with those fast paths
  * turned off (`--plain-paths`), against the same server, to measure what they gain.
  *
  * TTFT error = reported TTFT - (first token's write - request read in full), per request: what

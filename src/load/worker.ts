@@ -62,7 +62,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       prepared?.close();
       prepared = null;
       // The code first, then the connections: they are opened last, just before the phase.
-      if (fast("warm-up")) await warmPhase(msg.plan, dataset);
+      if (fast("warm-code")) await warmPhase(msg.plan, dataset);
       const made = await prepareTransport(msg.plan, msg.slots, msg.connections);
       prepared = made.transport;
       post({ type: "prepared", workerId, opened: made.opened });

@@ -25,7 +25,7 @@ export const FAST_PATHS = [
   /** The slots' connections opened before a phase's clock starts (load/preconnect.ts). */
   "preconnect",
   /** The request loop's code run in memory before a phase's clock starts (load/warm.ts). */
-  "warm-up",
+  "warm-code",
 ] as const;
 
 /** A fast path's name. */

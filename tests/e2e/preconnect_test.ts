@@ -157,7 +157,7 @@ Deno.test("without --export-http-trace, records carry no http_req_ metric", asyn
   }
 });
 
-Deno.test("--plain-paths preconnect warm-up: the same requests reach the server, the first wave connects in its measured time", async () => {
+Deno.test("--plain-paths preconnect warm-code: the same requests reach the server, the first wave connects in its measured time", async () => {
   const s = server();
   try {
     const recs = await run(
@@ -170,7 +170,7 @@ Deno.test("--plain-paths preconnect warm-up: the same requests reach the server,
       "--plain-paths",
       "preconnect",
       "--plain-paths",
-      "warm-up",
+      "warm-code",
     );
     assert.equal(recs.length, 6);
     const recorded = recs.map((r) => (r.metadata as { x_request_id: string }).x_request_id);
