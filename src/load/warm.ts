@@ -9,6 +9,7 @@
 
 import { createHttp1Transport, type Transport } from "../answer/client.ts";
 import { recycleResult } from "../answer/result.ts";
+import { forgetKnownEvents } from "../answer/known_events.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 
 const enc = new TextEncoder();
@@ -151,6 +152,8 @@ export async function warmRequestPath(opts: {
     // Warming is an optimization: whatever fails here fails, if it must, in the real requests.
   } finally {
     t?.close();
+    // The warm-up's events are not the server's: none is kept to be recognized in its answers.
+    forgetKnownEvents();
   }
   return ok;
 }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { warmRequestPath } from "../../src/load/warm.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
+import { knownEventsFor } from "../../src/answer/known_events.ts";
 
 for (const streaming of [true, false]) {
   Deno.test(`warm-up: ${streaming ? "streamed" : "whole"} answers are read in memory, without error`, async () => {
@@ -16,3 +17,17 @@ for (const streaming of [true, false]) {
     assert.equal(ok, 5);
   });
 }
+
+Deno.test("warm-up: the events it read are not kept to be recognized in the server's answers", async () => {
+  const keys = chatEndpoint.fast!.volatileKeys!;
+  const before = knownEventsFor(keys);
+  await warmRequestPath({
+    endpoint: chatEndpoint,
+    streaming: true,
+    headers: { "content-type": "application/json" },
+    body: "{}",
+    exchanges: 2,
+  });
+  // A fresh set for the real answers: the warm-up's was dropped.
+  assert.notEqual(knownEventsFor(keys), before);
+});
