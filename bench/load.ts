@@ -68,7 +68,9 @@
  * behind it, but a busy mock is starved; auto, the default: idle at the paced points of up to 64
  * streams, normal elsewhere), --keep-awake (a busy loop per CPU under the idle policy, with
  * `taskset` and `chrt`, so that no vCPU halts: the host wakes a halted one milliseconds late at
- * times; a mock that would run idle runs at nice 19 instead, above the loops). Needs
+ * times; a mock that would run idle runs at nice 19 instead, above the loops), --proxy (reprise's
+ * requests through a forwarding HTTP proxy, bench/forward_proxy.ts, named in HTTP_PROXY), --main
+ * PATH/main.ts (another checkout's reprise, to compare). Needs
  * /usr/bin/time (GNU time) for CPU and peak RSS. Writes bench/results/<timestamp>.json, every run included.
  */
 
@@ -80,7 +82,8 @@ import { V8_FLAGS } from "../scripts/compile.ts";
 import { hasChrt, keepAwake, machineTicks, startMockProcess, stealShare } from "./mock_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
-const MAIN = join(ROOT, "main.ts");
+/** The reprise measured: this checkout's, or another's (`--main PATH/main.ts`, to compare). */
+let MAIN = join(ROOT, "main.ts");
 const BASELINE = join(ROOT, "bench", "baseline_reader.ts");
 
 const { values } = parseArgs({
@@ -98,8 +101,18 @@ const { values } = parseArgs({
     pin: { type: "boolean", default: false },
     "mock-sched": { type: "string", default: "auto" },
     "keep-awake": { type: "boolean", default: false },
+    proxy: { type: "boolean", default: false },
+    main: { type: "string" },
   },
 });
+if (values.main !== undefined) MAIN = values.main;
+
+/**
+ * `--proxy`: reprise's runs go through a forwarding HTTP proxy of their own process
+ * (bench/forward_proxy.ts, on the mock's CPU with `--pin`), named in HTTP_PROXY; the baseline
+ * reader's go straight to the mock. Set once the proxy listens.
+ */
+let proxyEnv: Record<string, string> = {};
 
 /**
  * `--pin`: the mock on the last core, the client on the others (`taskset -c`), so that the
@@ -304,7 +317,13 @@ interface Percentiles {
 
 function matrix(): Point[] {
   const pts: Point[] = [];
-  const concs = values.quick ? [64, 512] : [1, 64, 512, 4096];
+  // `--only c=…` may name concurrencies of its own (256): those are the matrix's then.
+  const onlyC = /(?:^|,)\s*c=([\d|]+)/.exec(values.only ?? "")?.[1];
+  const concs = onlyC !== undefined
+    ? onlyC.split("|").map(Number)
+    : values.quick
+    ? [64, 512]
+    : [1, 64, 512, 4096];
   const toks = values.quick ? [256] : [16, 256];
   const timings = [[0, 0], [50, 5]];
   for (const [ttftMs, itlMs] of timings) {
@@ -460,7 +479,7 @@ async function startMock(p: Point, timingLog: string) {
  * Runs `args` under GNU time (on the client's CPUs with `--pin`: `taskset` executes it in the
  * process GNU time measures); returns CPU seconds, peak RSS and wall time.
  */
-async function timed(args: string[]): Promise<
+async function timed(args: string[], env: Record<string, string> = {}): Promise<
   { code: number; stdout: string; stderr: string; cpu: number; rssMb: number; wall: number }
 > {
   const timeFile = await Deno.makeTempFile();
@@ -476,7 +495,7 @@ async function timed(args: string[]): Promise<
     ],
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
   }).output();
   const wall = (performance.now() - t0) / 1000;
   const [u, s, m] = (await Deno.readTextFile(timeFile)).trim().split(/\s+/).slice(-3).map(Number);
@@ -700,6 +719,7 @@ async function runReprise(
       requests,
       variant.plain,
     ),
+    proxyEnv,
   );
   if (res.code !== 0) {
     throw new Error(`reprise exited with ${res.code}: ${res.stderr.slice(-2000)}`);
@@ -940,6 +960,33 @@ function spread(ms: Measured[]): string {
   return out;
 }
 
+/** Starts bench/forward_proxy.ts and points reprise's runs at it (`proxyEnv`). */
+async function startProxy(): Promise<{ stop(): Promise<void> }> {
+  const script = join(ROOT, "bench", "forward_proxy.ts");
+  const args = [Deno.execPath(), "run", "-A", script];
+  const all = PIN ? ["taskset", "-c", PIN.mock, ...args] : args;
+  const child = new Deno.Command(all[0], { args: all.slice(1), stdout: "piped" }).spawn();
+  const reader = child.stdout.getReader();
+  let text = "";
+  while (!/port \d+\n/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the forwarding proxy ended before it listened");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  const url = `http://127.0.0.1:${/port (\d+)/.exec(text)![1]}`;
+  // Both spellings: the lower case wins when both are set, and an inherited one must not.
+  proxyEnv = { HTTP_PROXY: url, http_proxy: url, NO_PROXY: "", no_proxy: "" };
+  console.log(`reprise's requests go through a forwarding proxy at ${url} (--proxy)`);
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const transports = values.transport === "both" ? ["http1", "fetch"] : [values.transport!];
   const clients = variants(transports);
@@ -948,6 +995,7 @@ async function main(): Promise<void> {
   const results: Measured[] = [];
   const mocks = new Set<Awaited<ReturnType<typeof startMock>>>();
   const awake = values["keep-awake"] ? keepAwake(navigator.hardwareConcurrency) : null;
+  const proxy = values.proxy ? await startProxy() : null;
   try {
     const inputs = new Map<number, string>();
     for (const p of points) {
@@ -969,6 +1017,7 @@ async function main(): Promise<void> {
         1,
         1,
       ),
+      proxyEnv,
     );
     const fixedBase = values.baseline
       ? await timed([
@@ -1108,6 +1157,7 @@ async function main(): Promise<void> {
   } finally {
     for (const m of mocks) await m.stop();
     await awake?.stop();
+    await proxy?.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
   const outDir = join(ROOT, "bench", "results");

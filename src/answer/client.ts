@@ -49,6 +49,8 @@ export interface Transport {
   waiting?(): Waiting;
   /** A conversation ended: the connection kept for it (sticky reuse) is closed. */
   endSession?(session: object): void;
+  /** Opens connections ahead of the requests (`WireTransport.preconnect`), where it can. */
+  preconnect?(url: string, count: number, timeoutMs: number): Promise<number>;
 }
 
 const utf8 = new TextDecoder();
@@ -160,6 +162,11 @@ class Answer implements ResponseSink, ResultOwner {
 
   begin(at: number): void {
     this.r.startPerf = at;
+  }
+
+  connection(connectMs: number, reused: boolean): void {
+    this.r.connectMs = connectMs;
+    this.r.connectionReused = reused;
   }
 
   head(head: ResponseHead, at: number): BodySink {
@@ -279,6 +286,9 @@ export function answering(wire: WireTransport, connections = 1, reuse = true): T
   };
   if (wire.waiting !== undefined) transport.waiting = () => wire.waiting!();
   if (wire.endSession !== undefined) transport.endSession = (s) => wire.endSession!(s);
+  if (wire.preconnect !== undefined) {
+    transport.preconnect = (url, count, timeoutMs) => wire.preconnect!(url, count, timeoutMs);
+  }
   return transport;
 }
 

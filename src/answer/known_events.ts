@@ -327,3 +327,11 @@ export function knownEventsFor(keys: readonly string[]): KnownEvents {
   if (k === undefined) byEndpoint.set(keys, k = new KnownEvents(keys));
   return k;
 }
+
+/**
+ * Forgets every endpoint's known events and templates: what the load's warm-up read in memory
+ * (load/warm.ts) is not the server's, and would only be compared with its events in vain.
+ */
+export function forgetKnownEvents(): void {
+  byEndpoint.clear();
+}

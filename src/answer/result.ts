@@ -46,6 +46,13 @@ export interface SendResult {
   error: RecordError | null;
   /** Aborted by `signal`. */
   cancelled: boolean;
+  /**
+   * Time this request spent opening its connection (ms, 0 when it took an open one), from a
+   * transport that tells (`ResponseSink.connection`); undefined otherwise.
+   */
+  connectMs?: number;
+  /** The request's connection had carried an earlier one; undefined when not told. */
+  connectionReused?: boolean;
 }
 
 /**
@@ -155,6 +162,8 @@ export function emptyResult(): OpenResult {
     httpStatus: null,
     error: null,
     cancelled: false,
+    connectMs: undefined,
+    connectionReused: undefined,
     owner: null,
   };
 }
@@ -174,4 +183,6 @@ export function resetResult(r: OpenResult): void {
   r.httpStatus = null;
   r.error = null;
   r.cancelled = false;
+  r.connectMs = undefined;
+  r.connectionReused = undefined;
 }

@@ -305,14 +305,17 @@ async function runPhases(input: RunInput, plan: RunPlan, run: Started): Promise<
         aggregator: results.aggregator,
         startNs: nowNs(),
       });
-      const startAt = spec.plan.phase === "profiling"
+      runner = new PhaseRunner(pool, spec);
+      // Connections and code are made ready first; a shard then waits for its start instant.
+      await runner.prepare();
+      const startAt = spec.plan.phase === "profiling" && !end.interrupted
         ? await together?.begin((line) => io.stderr(`${line}\n`), io.signal)
         : undefined;
       if (startAt === null || end.interrupted) break;
+      runner.startAt(startAt);
       await run.observers.phaseStart(spec.plan.phase);
       // A signal taken while the phase's first scrape was made stops the run before the phase.
       if (end.interrupted) break;
-      runner = new PhaseRunner(pool, spec, startAt);
       const phaseEnd = await runner.run((records: RequestRecord[]) => {
         for (const r of records) {
           if (shardIndex !== undefined) r.shard = shardIndex;

@@ -14,6 +14,7 @@ import { syntheticCompatOptions, syntheticOptions } from "./options/synthetic.ts
 import { loadCompatOptions, loadOptions } from "./options/load.ts";
 import { multimodalOptions } from "./options/multimodal.ts";
 import { telemetryOptions } from "./options/telemetry.ts";
+import { httpTraceOptions } from "./options/http_trace.ts";
 import { sweepOptions } from "./options/sweep.ts";
 import { accuracyOptions } from "./options/accuracy.ts";
 import { developmentOptions } from "./options/development.ts";
@@ -46,6 +47,7 @@ export const profileOptionGroups = {
   multimodalOptions,
   loadCompatOptions,
   outputCompatOptions,
+  httpTraceOptions,
   telemetryOptions,
   sweepOptions,
   accuracyOptions,
@@ -156,6 +158,7 @@ export const profileOptions = {
   ...multimodalOptions,
   ...loadCompatOptions,
   ...outputCompatOptions,
+  ...httpTraceOptions,
   ...telemetryOptions,
   ...sweepOptions,
   ...accuracyOptions,

@@ -24,6 +24,8 @@ export class PhaseRunner {
   #spec: PhaseSpec;
   #timers: ReturnType<typeof setTimeout>[] = [];
   #graceArmed = false;
+  /** A stop came (maybe while connections were being opened, before the counters were reset). */
+  #stopRequested = false;
   /** The phase is over: a late stop only raises the stop flag, and arms no timer. */
   #ended = false;
   #end: PhaseEnd = "done";
@@ -31,6 +33,7 @@ export class PhaseRunner {
   #failed = 0;
   /** The phase's time zero (epoch ms) when it was fixed in advance (`--start-at`). */
   #startEpochMs: number | undefined;
+  #prepared = false;
 
   /** `startEpochMs`: the phase's time zero, when fixed (shards starting together); else now. */
   constructor(pool: WorkerPool, spec: PhaseSpec, startEpochMs?: number) {
@@ -39,8 +42,24 @@ export class PhaseRunner {
     this.#startEpochMs = startEpochMs;
   }
 
+  /**
+   * Opens the phase's connections and runs its request code, before its clock starts (once):
+   * a shard does it before it waits for its start instant.
+   */
+  async prepare(): Promise<void> {
+    if (this.#prepared) return;
+    this.#prepared = true;
+    await this.#pool.preparePhase(this.#spec.plan, this.#spec.slots);
+  }
+
+  /** Fixes the phase's time zero (epoch ms) in advance (shards starting together). */
+  startAt(epochMs: number | undefined): void {
+    this.#startEpochMs = epochMs;
+  }
+
   /** Stops issuing; requests in flight get the grace period, then are cancelled. */
   stop(): void {
+    this.#stopRequested = true;
     this.#pool.stopIssuing();
     if (this.#graceArmed || this.#ended) return;
     this.#graceArmed = true;
@@ -55,6 +74,8 @@ export class PhaseRunner {
   /** Runs the phase to its end; records arrive through `onRecords`. */
   async run(onRecords: (records: RequestRecord[]) => void): Promise<PhaseEnd> {
     const spec = this.#spec;
+    // Connections open before the clock starts: none is opened inside a request's measured time.
+    await this.prepare();
     const startPerf = this.#startEpochMs === undefined
       ? performance.now() + START_LEAD_MS
       : this.#startEpochMs - performance.timeOrigin;
@@ -84,10 +105,13 @@ export class PhaseRunner {
       }, RAMP_STEP_MS);
     }
     try {
-      await this.#pool.runPhase(plan, spec.slots, (records) => {
+      const running = this.#pool.runPhase(plan, spec.slots, (records) => {
         this.#gate(records);
         onRecords(records);
       });
+      // A stop while the connections were opened: the phase's reset counters must not lose it.
+      if (this.#stopRequested) this.#pool.stopIssuing();
+      await running;
     } finally {
       this.#ended = true;
       clearInterval(ramp);

@@ -15,6 +15,11 @@ export type ToWorker =
     /** The fast paths turned off (`--plain-paths`), as `plainPaths()` on the main thread. */
     plainPaths: string[];
   }
+  /**
+   * Before the phase's clock starts: make the phase's transport and open `connections`
+   * connections ahead (load/preconnect.ts); the next `run` sends on it.
+   */
+  | { type: "prepare"; plan: PhasePlan; slots: number; connections: number }
   | { type: "run"; plan: PhasePlan; slots: number }
   | { type: "abort" }
   /** Asks for the Worker's clock reading (epoch ns), to check it against the main thread's. */
@@ -25,6 +30,8 @@ export type FromWorker =
   /** Ready to run. */
   | { type: "ready"; workerId: number }
   | { type: "clock"; workerId: number; ns: bigint }
+  /** The phase's transport is made; `opened` connections were opened ahead. */
+  | { type: "prepared"; workerId: number; opened: number }
   | { type: "records"; workerId: number; batch: import("./record_batch.ts").RecordBatch }
   | { type: "done"; workerId: number }
   | { type: "fatal"; workerId: number; message: string };

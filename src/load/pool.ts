@@ -45,6 +45,7 @@ export class WorkerPool {
   readonly states: WorkerState[] = [];
   #onRecords: (records: RequestRecord[]) => void = () => {};
   #pendingDone = new Map<number, () => void>();
+  #pendingPrepared = new Map<number, (opened: number) => void>();
   #clockReplies = new Map<number, (ns: bigint) => void>();
   /** The clock check made at start. */
   clock: ClockCheck = { maxSkewNs: 0, maxRoundTripNs: 0 };
@@ -158,6 +159,9 @@ export class WorkerPool {
     } else if (msg.type === "clock") {
       this.#clockReplies.get(msg.workerId)?.(msg.ns);
       this.#clockReplies.delete(msg.workerId);
+    } else if (msg.type === "prepared") {
+      this.#pendingPrepared.get(msg.workerId)?.(msg.opened);
+      this.#pendingPrepared.delete(msg.workerId);
     } else if (msg.type === "done") {
       this.states[msg.workerId].state = "done";
       this.#pendingDone.get(msg.workerId)?.();
@@ -205,6 +209,32 @@ export class WorkerPool {
         this.workers[id].postMessage(msg);
       });
     });
+  }
+
+  /**
+   * Before a phase's clock starts: each Worker that will run slots of it makes its transport and
+   * opens its share of the connections the phase can use at once (its concurrency cap, or its
+   * slots), so that no request of the phase connects inside its measured time. Resolves with how
+   * many connections opened, in all.
+   */
+  async preparePhase(plan: PhasePlan, concurrency: number): Promise<number> {
+    const split = splitSlots(concurrency, this.workers.length);
+    const inFlight = plan.timing?.mode === "concurrency" || plan.maxConcurrency === undefined
+      ? concurrency
+      : Math.max(plan.maxConcurrency, split.length);
+    const shares = splitSlots(inFlight, split.length);
+    const opened = await new Promise<number[]>((resolve, reject) => {
+      // A Worker failing meanwhile fails the phase, as it would while running.
+      this.#fatal = reject;
+      Promise.all(split.map((slots, id) =>
+        new Promise<number>((done) => {
+          this.#pendingPrepared.set(id, done);
+          const msg: ToWorker = { type: "prepare", plan, slots, connections: shares[id] ?? 0 };
+          this.workers[id].postMessage(msg);
+        })
+      )).then(resolve);
+    });
+    return opened.reduce((a, b) => a + b, 0);
   }
 
   /** Stops issuing new requests; in-flight ones finish. */

@@ -70,6 +70,11 @@ export interface RecordBatch {
   errors: [number, RecordError][];
   /** Records with reasoning-only responses, by their index in the batch. */
   reasoning: [number, Uint8Array | boolean[]][];
+  /**
+   * Records with a connection trace (`--export-http-trace`), by their index in the batch: the ns
+   * spent connecting and 1 when the connection was reused (0 otherwise).
+   */
+  traces?: [number, number, number][];
 }
 
 /** Collects a Worker's finished records into batches. */
@@ -82,6 +87,7 @@ export class RecordPacker {
   #media: [number, MediaAnswer][] = [];
   #errors: [number, RecordError][] = [];
   #reasoning: [number, Uint8Array | boolean[]][] = [];
+  #traces: [number, number, number][] = [];
 
   /** @param capacity numbers held before the buffer first grows. */
   constructor(capacity = MIN_CAPACITY) {
@@ -142,6 +148,9 @@ export class RecordPacker {
     if (rec.media !== undefined) this.#media.push([this.#count, rec.media]);
     if (rec.error !== null) this.#errors.push([this.#count, rec.error]);
     if (rec.responseReasoning !== null) this.#reasoning.push([this.#count, rec.responseReasoning]);
+    if (rec.connectNs !== undefined) {
+      this.#traces.push([this.#count, rec.connectNs, rec.connectionReused ? 1 : 0]);
+    }
     this.#count++;
   }
 
@@ -158,6 +167,10 @@ export class RecordPacker {
       errors: this.#errors,
       reasoning: this.#reasoning,
     };
+    if (this.#traces.length > 0) {
+      batch.traces = this.#traces;
+      this.#traces = [];
+    }
     // The buffers leave with the batch: fresh ones for the next, sized by this one.
     this.#nums = new Float64Array(Math.max(MIN_CAPACITY, this.#used + (this.#used >> 2)));
     this.#epochs = new BigInt64Array(this.#epochs.length);
@@ -225,5 +238,11 @@ export function unpackRecords(batch: RecordBatch): RequestRecord[] {
   if (batch.media !== undefined) { for (const [i, media] of batch.media) records[i].media = media; }
   for (const [i, error] of batch.errors) records[i].error = error;
   for (const [i, flags] of batch.reasoning) records[i].responseReasoning = flags;
+  if (batch.traces !== undefined) {
+    for (const [i, connectNs, reused] of batch.traces) {
+      records[i].connectNs = connectNs;
+      records[i].connectionReused = reused === 1;
+    }
+  }
   return records;
 }

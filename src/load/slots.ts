@@ -104,6 +104,8 @@ export async function runSlots(opts: {
   sinkCopies?: boolean;
   /** Learns the transport the slots send on, once it is made. */
   onTransport?: (transport: Transport) => void;
+  /** The transport made before the phase began (`prepareTransport`); none: one is made here. */
+  transport?: Transport;
 }): Promise<void> {
   const { plan, control, inFlight } = opts;
   // This Worker's own in-flight counter, for the live API's per-Worker view.
@@ -132,7 +134,8 @@ export async function runSlots(opts: {
   const delayRatio = plan.delayRatio ?? 1;
   const cancelPercent = plan.cancelPercent ?? 0;
   // One transport per Worker and phase: its connections are reused by this Worker's slots.
-  const transport = createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
+  const transport = opts.transport ??
+    createTransport(plan.transport, opts.slots, plan.reuse, plan.proxies);
   opts.onTransport?.(transport);
   // Image edits and video jobs are more than one request per record (answer/media_exchange.ts);
   // every other endpoint sends on the transport itself.
@@ -149,6 +152,8 @@ export async function runSlots(opts: {
   const shard = plan.shard;
   const nextSession = (): number =>
     globalSession(Atomics.add(control, Ctl.NEXT_CONVERSATION, 1), shard);
+  // Each record carries its connection's trace (--export-http-trace).
+  const httpTrace = plan.httpTrace === true;
 
   /**
    * Sends conversations, one after another, each one's turns in order: `next` gives the next one
@@ -355,6 +360,10 @@ export async function runSlots(opts: {
     };
     if (result.media !== null) record.media = result.media;
     if (urlIndex >= 0) record.urlIndex = urlIndex;
+    if (httpTrace && result.connectMs !== undefined) {
+      record.connectNs = Math.round(result.connectMs * 1e6);
+      record.connectionReused = result.connectionReused === true;
+    }
     opts.sink(record);
     if (opts.sinkCopies) recycleResult(result);
   }

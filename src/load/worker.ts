@@ -13,7 +13,8 @@ import { InFlight, runSlots } from "./slots.ts";
 import { nowNs } from "../record/clock.ts";
 import { FlushTimer } from "./flush_timer.ts";
 import type { Transport } from "../answer/client.ts";
-import { setPlainPaths } from "../util/fast_paths.ts";
+import { fast, setPlainPaths } from "../util/fast_paths.ts";
+import { prepareTransport, warmPhase } from "./preconnect.ts";
 
 let workerId = -1;
 let dataset: WorkerDataset | null = null;
@@ -22,6 +23,8 @@ const inFlight = new InFlight();
 const packer = new RecordPacker();
 /** The transport of the phase running, whose requests waiting for first bytes hold a batch. */
 let transport: Transport | null = null;
+/** The next phase's transport, made and connected ahead (`prepare`). */
+let prepared: Transport | null = null;
 /** When a batch that has not filled leaves. */
 const timer = new FlushTimer(flush, () => transport?.waiting?.());
 
@@ -55,8 +58,19 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       // with a request that never leaves the process, not on the first measured request.
       await (await fetch("data:,")).arrayBuffer();
       post({ type: "ready", workerId });
+    } else if (msg.type === "prepare") {
+      prepared?.close();
+      prepared = null;
+      // The code first, then the connections: they are opened last, just before the phase.
+      if (fast("warm-code")) await warmPhase(msg.plan, dataset);
+      const made = await prepareTransport(msg.plan, msg.slots, msg.connections);
+      prepared = made.transport;
+      post({ type: "prepared", workerId, opened: made.opened });
     } else if (msg.type === "run") {
+      const made = prepared ?? undefined;
+      prepared = null;
       await runSlots({
+        transport: made,
         workerId,
         plan: msg.plan,
         slots: msg.slots,

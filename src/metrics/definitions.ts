@@ -65,6 +65,7 @@ import {
 } from "./request_metrics.ts";
 import { MEDIA_ANSWER_METRICS } from "./media_answer_metrics.ts";
 
+import { HTTP_REQ_CONNECTING, HTTP_REQ_CONNECTION_REUSED } from "./http_trace_metrics.ts";
 export type {
   MetricDef,
   MetricFlag,
@@ -111,6 +112,9 @@ export const METRICS: readonly MetricDef[] = [
   ...MEDIA_ANSWER_METRICS,
   // Failed requests.
   ERROR_ISL,
+  // The connection's trace (--export-http-trace).
+  HTTP_REQ_CONNECTING,
+  HTTP_REQ_CONNECTION_REUSED,
   // Run-level counters.
   REQUEST_COUNT,
   ERROR_REQUEST_COUNT,

@@ -255,6 +255,7 @@ export function planRun(input: PlanInput): RunPlan {
     ...(urls.length > 1 ? { urls } : {}),
     reuse: reuseStrategy(config.connectionReuseStrategy),
     sessionHeader: config.sessionHeader,
+    ...(config.exportHttpTrace ? { httpTrace: true } : {}),
   };
   const shard = resolveShard(config, input.env ?? readEnv);
   if (shard !== null && config.randomSeed === undefined) {

@@ -112,6 +112,11 @@ export interface PhasePlan {
    * which alone reads it); absent: none, or fetch, which reads them itself.
    */
   proxies?: ProxySettings;
+  /**
+   * Records carry their connection's trace (`--export-http-trace`): the time spent connecting and
+   * whether the connection was reused.
+   */
+  httpTrace?: boolean;
   /** How conversations are started; absent means closed-loop concurrency. */
   timing?: Timing;
   /** The phase's time zero, epoch ms (fractional): every Worker's schedule counts from it. */

@@ -102,4 +102,11 @@ export interface RequestRecord {
   urlIndex?: number;
   /** The shard that sent it (`--shard`), in a sharded run. */
   shard?: number;
+  /**
+   * With `--export-http-trace`: ns this request spent opening its connection (0 when it took one
+   * already open), as the HTTP/1.1 client tells it; absent otherwise.
+   */
+  connectNs?: number;
+  /** With `--export-http-trace`: the connection had carried an earlier request. */
+  connectionReused?: boolean;
 }

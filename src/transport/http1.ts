@@ -63,6 +63,11 @@ export interface Http1Options {
   reuse?: ConnectionReuse;
   /** The proxies of the run (`proxySettings`); none: every request goes straight to its server. */
   proxies?: ProxySettings;
+  /**
+   * Makes each connection in place of the network (the load's warm-up runs the client's code on
+   * connections in memory); none: TCP, TLS and proxies as the URL and `proxies` say.
+   */
+  connector?: (hostname: string, port: number) => Promise<Deno.Conn>;
 }
 
 /** Longest request message whose memory an exchange keeps for the next one. */
@@ -75,6 +80,7 @@ interface Client {
   /** Connections read through Deno's op where they can (`Http1Options.directReads`). */
   directReads: boolean;
   caCerts: string[] | undefined;
+  connector: Http1Options["connector"];
   deadlines: Deadlines<Exchange>;
   heads: HeadCache;
   targetOf(raw: string): Target;
@@ -86,7 +92,8 @@ interface Client {
 
 async function connect(o: Origin, client: Client): Promise<Connection> {
   let conn: Deno.Conn;
-  if (o.proxy !== null) conn = await connectThroughProxy(o, client);
+  if (client.connector !== undefined) conn = await client.connector(o.hostname, o.port);
+  else if (o.proxy !== null) conn = await connectThroughProxy(o, client);
   else if (o.tls) {
     const tls = await Deno.connectTls({
       hostname: o.hostname,
@@ -277,9 +284,11 @@ class Exchange implements Cancelable, WireExchange {
     const o = this.#origin!;
     const c = this.#client.takeIdle(o, this.#session);
     if (c !== undefined) {
+      this.#sink!.connection?.(0, c.uses > 0);
       this.#send(c);
       return;
     }
+    const connectStart = performance.now();
     const pending = connect(o, this.#client);
     this.#connecting = pending;
     pending.then((c) => {
@@ -287,6 +296,7 @@ class Exchange implements Cancelable, WireExchange {
       if (this.#connecting !== pending) c.close();
       else {
         this.#connecting = null;
+        this.#sink!.connection?.(performance.now() - connectStart, false);
         this.#send(c);
       }
     }, (e) => {
@@ -497,6 +507,8 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
     options.lentBufferBytes,
   );
   const idle = new Map<string, Connection[]>();
+  /** Connections opened ahead of the requests (`preconnect`), by origin: none has been used. */
+  const fresh = new Map<string, Connection[]>();
   const reuse = options.reuse ?? "pooled";
   /** Sticky reuse: each conversation's idle connection, and the origin it is open to. */
   const sticky = new Map<object, { key: string; c: Connection }>();
@@ -508,32 +520,27 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
     bufferBytes,
     directReads: options.directReads ?? true,
     caCerts: options.caCerts,
+    connector: options.connector,
     deadlines: new Deadlines<Exchange>(timeUp),
     heads: new HeadCache(),
     targetOf: (raw) => targets.of(raw),
     takeIdle(o, session) {
-      if (reuse === "never") return undefined;
+      // A connection opened ahead has carried no request: under every strategy it may carry
+      // the one that takes it (each request its own, each conversation its own).
+      if (reuse === "never") return popOpen(fresh, o.key);
       if (reuse === "sticky" && session !== undefined) {
         const kept = sticky.get(session);
-        if (kept === undefined) return undefined;
+        if (kept === undefined) return popOpen(fresh, o.key);
         sticky.delete(session);
         // A conversation sent elsewhere gets a connection there.
         if (kept.key !== o.key || kept.c.closed) {
           kept.c.close();
-          return undefined;
+          return popOpen(fresh, o.key);
         }
         kept.c.take();
         return kept.c;
       }
-      const list = idle.get(o.key);
-      while (list && list.length > 0) {
-        const c = list.pop()!;
-        if (!c.closed) {
-          c.take();
-          return c;
-        }
-      }
-      return undefined;
+      return popOpen(idle, o.key) ?? popOpen(fresh, o.key);
     },
     giveBack(o, c, session) {
       if (closed || c.closed || reuse === "never") {
@@ -560,6 +567,8 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
       closed = true;
       for (const list of idle.values()) for (const c of list) c.close();
       idle.clear();
+      for (const list of fresh.values()) for (const c of list) c.close();
+      fresh.clear();
       for (const kept of sticky.values()) kept.c.close();
       sticky.clear();
     },
@@ -570,5 +579,72 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
       kept.c.close();
     },
     waiting: (): Waiting => client.waiting,
+    async preconnect(url, count, timeoutMs) {
+      let o: Origin;
+      try {
+        o = targets.of(url).origin;
+      } catch {
+        // A URL this client cannot send to: each request records its own failure.
+        return 0;
+      }
+      let opened = 0;
+      let next = 0;
+      let failed = false;
+      const until = performance.now() + timeoutMs;
+      const one = async (): Promise<void> => {
+        while (next < count && !failed && !closed && performance.now() < until) {
+          next++;
+          let c: Connection;
+          try {
+            c = await connect(o, client);
+          } catch {
+            // The server refuses or cannot be reached: the requests will say so, each in its
+            // record; trying the rest now would only delay the phase.
+            failed = true;
+            return;
+          }
+          if (closed) {
+            c.close();
+            return;
+          }
+          // Idle from the start: a server closing it before any request takes it closes it here.
+          c.watch();
+          let list = fresh.get(o.key);
+          if (!list) fresh.set(o.key, list = []);
+          list.push(c);
+          opened++;
+        }
+      };
+      const all = Promise.all(
+        Array.from({ length: Math.min(PRECONNECT_PARALLEL, count) }, one),
+      );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((resolve) => timer = setTimeout(resolve, timeoutMs));
+      try {
+        await Promise.race([all, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+      return opened;
+    },
   };
+}
+
+/**
+ * Connections opened at once by `preconnect`: thousands of handshakes begun together overflow a
+ * server's accept queue (each refused SYN is retried a second later), so they go a few at a time.
+ */
+const PRECONNECT_PARALLEL = 64;
+
+/** The last open connection of `map`'s list for `key`, taken out of its pool; closed ones go. */
+function popOpen(map: Map<string, Connection[]>, key: string): Connection | undefined {
+  const list = map.get(key);
+  while (list && list.length > 0) {
+    const c = list.pop()!;
+    if (!c.closed) {
+      c.take();
+      return c;
+    }
+  }
+  return undefined;
 }

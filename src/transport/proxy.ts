@@ -6,13 +6,15 @@
  * made once per origin, so a direct connection's hot path is unchanged.
  */
 
+import { cidrMatches } from "./cidr.ts";
+
 /** The proxy variables of a run, as read from the environment: absent when unset or empty. */
 export interface ProxySettings {
   /** The proxy of `http://` targets (`http_proxy`, else `all_proxy`). */
   http?: string;
   /** The proxy of `https://` targets (`https_proxy`, else `all_proxy`). */
   https?: string;
-  /** `no_proxy`: comma-separated hosts, domain suffixes, or `*`. */
+  /** `no_proxy`: comma-separated hosts, domain suffixes, CIDR ranges, or `*`. */
   noProxy?: string;
 }
 
@@ -57,7 +59,8 @@ export function proxySettings(env: (name: string) => string | undefined): ProxyS
 /**
  * True when `no_proxy` exempts host `hostname` (port `port`), as curl reads it: `*` exempts
  * every host; otherwise each comma- or space-separated entry (a leading dot ignored, any case)
- * matches that host and its subdomains, and an entry with a `:port` only that port.
+ * matches that host and its subdomains, and an entry with a `:port` only that port; a CIDR
+ * range (`10.0.0.0/8`, `fd00::/8`) matches a host given as an address inside it (transport/cidr.ts).
  */
 export function noProxyMatches(noProxy: string, hostname: string, port: number): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
@@ -76,6 +79,10 @@ export function noProxyMatches(noProxy: string, hostname: string, port: number):
         entry = withPort[1];
         entryPort = Number(withPort[2]);
       }
+    }
+    if (entry.includes("/")) {
+      if (cidrMatches(entry, host)) return true;
+      continue;
     }
     entry = entry.replace(/^\./, "").replace(/\.$/, "");
     if (entry === "" || (entryPort !== null && entryPort !== port)) continue;

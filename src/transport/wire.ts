@@ -73,6 +73,12 @@ export interface BodySink {
 export interface ResponseSink {
   /** The request starts at `at` (`performance.now()` ms). */
   begin(at: number): void;
+  /**
+   * The connection the request goes on, told once before it is written (by a transport that
+   * keeps its own): how long this request spent opening it (ms; 0 when it took one already open,
+   * kept alive or opened ahead of the phase), and whether it had carried an earlier request.
+   */
+  connection?(connectMs: number, reused: boolean): void;
   /** The answer's head arrived at `at`; returns where its body's content goes. */
   head(head: ResponseHead, at: number): BodySink;
   /**
@@ -104,6 +110,14 @@ export interface WireTransport {
    * not tell.
    */
   waiting?(): Waiting;
+  /**
+   * Opens up to `count` connections to the origin of `url` before any request is sent, so that
+   * the first requests of a phase find one open (and handshaken) instead of connecting inside
+   * their measured time. No request is written on them. Resolves with how many opened within
+   * `timeoutMs` (a failure to connect is left to the requests, which record it). Absent where
+   * the transport keeps no connections of its own.
+   */
+  preconnect?(url: string, count: number, timeoutMs: number): Promise<number>;
 }
 
 /** A transport's requests waiting for the first bytes of their answers (`waiting`). */

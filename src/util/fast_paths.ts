@@ -22,6 +22,10 @@ export const FAST_PATHS = [
   "narrow-columns",
   /** Tokens counted by reprise's own o200k_base counter, not gpt-tokenizer's (tokenizer/). */
   "o200k",
+  /** The slots' connections opened before a phase's clock starts (load/preconnect.ts). */
+  "preconnect",
+  /** The request loop's code run in memory before a phase's clock starts (load/warm.ts). */
+  "warm-code",
 ] as const;
 
 /** A fast path's name. */

@@ -5,15 +5,21 @@ import type { PhaseSpec } from "../../src/plan/phases.ts";
 
 /** A pool that runs a phase until told to end it, and counts the stops and cancels. */
 function fakePool() {
+  let ended = false;
   let endPhase = () => {};
   const calls = { stops: 0, aborts: 0 };
   const pool = {
     stopIssuing: () => void calls.stops++,
     abortInFlight: () => void calls.aborts++,
     setConcurrencyCap: () => {},
-    runPhase: () => new Promise<void>((resolve) => endPhase = resolve),
+    preparePhase: () => Promise.resolve(0),
+    runPhase: () => new Promise<void>((resolve) => ended ? resolve() : endPhase = resolve),
   };
-  return { pool: pool as unknown as WorkerPool, calls, end: () => endPhase() };
+  const end = () => {
+    ended = true;
+    endPhase();
+  };
+  return { pool: pool as unknown as WorkerPool, calls, end };
 }
 
 const spec = (graceMs: number): PhaseSpec => ({
@@ -27,6 +33,8 @@ Deno.test("a stop gives requests in flight the grace period, then cancels them",
   const { pool, calls, end } = fakePool();
   const runner = new PhaseRunner(pool, spec(30));
   const running = runner.run(() => {});
+  // The phase is running (its connections opened).
+  await new Promise((r) => setTimeout(r, 0));
   runner.stop();
   runner.stop();
   assert.equal(calls.stops, 2);
@@ -49,4 +57,21 @@ Deno.test("a stop after the phase ended (a signal between phases) arms no grace 
   // alive for the whole grace period).
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(calls.aborts, 0);
+});
+
+Deno.test("a stop while the phase's connections are opened still stops the phase", async () => {
+  const { pool, calls, end } = fakePool();
+  let prepared = () => {};
+  (pool as unknown as { preparePhase: () => Promise<number> }).preparePhase = () =>
+    new Promise<number>((resolve) => prepared = () => resolve(0));
+  const runner = new PhaseRunner(pool, spec(10_000));
+  const running = runner.run(() => {});
+  runner.stop();
+  assert.equal(calls.stops, 1);
+  prepared();
+  await new Promise((r) => setTimeout(r, 20));
+  // Raised again once the phase's counters were reset.
+  assert.equal(calls.stops, 2);
+  end();
+  assert.equal(await running, "done");
 });

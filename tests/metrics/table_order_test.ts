@@ -195,6 +195,10 @@ const TABLE: [string, string, string, string, string, number, string[]][] = [
     "error_only",
     "no_console",
   ]],
+  ["http_req_connecting", "HTTP Connecting", "ns", "ms", "record", 2100, ["no_console"]],
+  ["http_req_connection_reused", "HTTP Connection Reused", "ratio", "ratio", "record", 2110, [
+    "no_console",
+  ]],
   ["request_count", "Request Count", "requests", "requests", "aggregate", 1000, [
     "larger_is_better",
     "no_individual_records",

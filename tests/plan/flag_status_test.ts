@@ -34,7 +34,7 @@ Deno.test("a not-yet flag that would change the run stops the plan with one line
     judge("--cache-bust", "system_prefix") as string,
     /^--cache-bust: not supported yet \(/,
   );
-  assert.match(judge("--export-http-trace") as string, /^--export-http-trace: not supported yet/);
+  assert.match(judge("--show-trace-timing") as string, /^--show-trace-timing: not supported yet/);
   // A local GPU library is refused when the options are read.
   assert.throws(
     () => parseConfig(["profile", "--gpu-telemetry", "pynvml"]),

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createHttp1Transport } from "../../src/answer/client.ts";
 import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
-import { noProxyMatches, proxySettings } from "../../src/transport/proxy.ts";
+import { noProxyMatches, proxySettings, proxyUrlFor } from "../../src/transport/proxy.ts";
 import { selfSigned } from "./tls_pair.ts";
 
 const enc = new TextEncoder();
@@ -248,4 +248,30 @@ Deno.test("proxySettings: lower case first, ALL_PROXY for either scheme, empty v
     http: "http://all:1",
     https: "http://all:1",
   });
+});
+
+Deno.test("noProxyMatches: CIDR ranges match IP hosts inside them, never host names", () => {
+  assert.ok(noProxyMatches("10.0.0.0/8", "10.1.2.3", 80));
+  assert.ok(!noProxyMatches("10.0.0.0/8", "11.0.0.1", 80));
+  assert.ok(noProxyMatches("example.com, 192.168.1.0/24", "192.168.1.200", 443));
+  assert.ok(!noProxyMatches("192.168.1.0/24", "192.168.2.1", 443));
+  assert.ok(noProxyMatches("127.0.0.1/32", "127.0.0.1", 80));
+  assert.ok(!noProxyMatches("127.0.0.1/32", "127.0.0.2", 80));
+  assert.ok(noProxyMatches("0.0.0.0/0", "8.8.8.8", 80));
+  // A name is not resolved to match a range.
+  assert.ok(!noProxyMatches("127.0.0.0/8", "localhost", 80));
+  assert.ok(noProxyMatches("fd00::/8", "[fd12:3456::1]", 80));
+  assert.ok(!noProxyMatches("fd00::/8", "fe80::1", 80));
+  assert.ok(noProxyMatches("::1/128", "::1", 80));
+  assert.ok(noProxyMatches("::ffff:0:0/96", "::ffff:10.0.0.1", 80));
+  // Another family, or a malformed range, matches nothing.
+  assert.ok(!noProxyMatches("10.0.0.0/8", "::1", 80));
+  assert.ok(!noProxyMatches("10.0.0.0/33", "10.0.0.1", 80));
+  assert.ok(!noProxyMatches("10.0.0/8", "10.0.0.1", 80));
+});
+
+Deno.test("proxyUrlFor: a CIDR entry in no_proxy sends a host inside it straight to the server", () => {
+  const settings = { http: "http://proxy:3128", noProxy: "10.0.0.0/8" };
+  assert.equal(proxyUrlFor(settings, "http:", "10.20.30.40", 8000), null);
+  assert.equal(proxyUrlFor(settings, "http:", "172.16.0.1", 8000), "http://proxy:3128");
 });

@@ -136,7 +136,6 @@ export const outputOptions = {
 
 const MLFLOW = "MLflow upload is not built yet";
 const WANDB = "Weights & Biases upload is not built yet";
-const TRACE = "per-phase HTTP timing (DNS, connect, send, wait, receive) is not recorded yet";
 const INTERNAL = "reprise has no";
 
 /** A not-yet Output flag. */
@@ -165,7 +164,7 @@ function internal<T>(
 
 /**
  * AIPerf's Output and Service flags that reprise parses without their feature (plots, OTel,
- * MLflow, W&B, HTTP traces) or that cannot apply to it (ZMQ and record-processor internals).
+ * MLflow, W&B) or that cannot apply to it (ZMQ and record-processor internals).
  */
 export const outputCompatOptions = {
   autoPlot: outFlag(
@@ -192,8 +191,6 @@ export const outputCompatOptions = {
   wandbEntity: outFlag(WANDB, "wandb-entity", "string", undefined, "W&B entity."),
   wandbRunName: outFlag(WANDB, "wandb-run-name", "string", undefined, "W&B run name."),
   wandbTag: outFlag(WANDB, "wandb-tag", "list", undefined, "W&B tags."),
-  exportHttpTrace: outFlag(TRACE, "export-http-trace", "boolean", false, "HTTP trace per record."),
-  showTraceTiming: outFlag(TRACE, "show-trace-timing", "boolean", false, "HTTP trace table."),
   recordProcessors: internal(
     "record-processor services: records are measured on the main thread as they arrive",
     "record-processors",
