@@ -5,17 +5,18 @@
  */
 
 import { mayHoldMedia, probeBody } from "../dataset/media/probe.ts";
+import { type Body, bodyText } from "../util/body_store.ts";
 
 /** Per entry: images and seconds of audio, or null for a body without them. */
 export type EntryMedia = { images: number; audioSeconds: number } | null;
 
 /** The media of a run's dataset entries, read on first use. */
 export class MediaInputs {
-  #bodies: readonly { bodies: readonly string[] }[];
+  #bodies: readonly { bodies: readonly Body[] }[];
   #cache: (EntryMedia | undefined)[][];
 
   /** @param conversations the run's conversations, as planned (their bodies). */
-  constructor(conversations: readonly { bodies: readonly string[] }[]) {
+  constructor(conversations: readonly { bodies: readonly Body[] }[]) {
     this.#bodies = conversations;
     this.#cache = conversations.map(() => []);
   }
@@ -26,7 +27,8 @@ export class MediaInputs {
     if (row === undefined) return null;
     const cached = row[turn];
     if (cached !== undefined) return cached;
-    const body = this.#bodies[conv].bodies[turn];
+    const stored = this.#bodies[conv].bodies[turn];
+    const body = stored === undefined ? undefined : bodyText(stored);
     let media: EntryMedia = null;
     if (body !== undefined && mayHoldMedia(body)) {
       try {

@@ -15,6 +15,7 @@ import { ArtifactError, writeArtifact, writeFailure } from "../export/artifact.t
 import { renderConsoleTable } from "../export/console_table.ts";
 import { aiperfInputConfig } from "../export/input_config.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
+import { bodyText } from "../util/body_store.ts";
 import { MediaInputs } from "../export/media_inputs.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
@@ -109,7 +110,7 @@ export class Results {
     if (cached !== undefined) return cached;
     let n: number | null = null;
     try {
-      n = requestedOutputTokens(JSON.parse(this.#opts.conversations[conv].bodies[turn]));
+      n = requestedOutputTokens(JSON.parse(bodyText(this.#opts.conversations[conv].bodies[turn])));
     } catch {
       n = null;
     }
@@ -167,7 +168,9 @@ export class Results {
       this.#writer?.writeValues(record, values);
       if (this.#raw) {
         const body = this.#opts.conversations[record.conversationIndex]?.bodies[record.turnIndex];
-        this.#raw.add(rawLine(record, body, this.#opts.secrets ?? []));
+        this.#raw.add(
+          rawLine(record, body === undefined ? body : bodyText(body), this.#opts.secrets ?? []),
+        );
       }
     } catch (e) {
       this.#failed(e);
@@ -181,7 +184,7 @@ export class Results {
     if (cached !== undefined) return cached;
     let n: number | null = null;
     try {
-      const body = JSON.parse(this.#opts.conversations[conv].bodies[turn]);
+      const body = JSON.parse(bodyText(this.#opts.conversations[conv].bodies[turn]));
       n = countInput(this.#tokenizer, body);
       // A chat body counted without its template is not compared with the server's count.
       if (!this.#tokenizer.countChat && Array.isArray(body?.messages)) {

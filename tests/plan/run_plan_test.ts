@@ -7,6 +7,7 @@ import { describePlan } from "../../src/plan/describe.ts";
 import { NO_LIMIT } from "../../src/plan/phases.ts";
 import { planRun, resolvePlainPaths, type RunPlan } from "../../src/plan/run_plan.ts";
 import { FAST_PATHS } from "../../src/util/fast_paths.ts";
+import { BodyStore, bodyText } from "../../src/util/body_store.ts";
 
 const dataset: Dataset = {
   type: "raw_payload",
@@ -116,7 +117,7 @@ Deno.test("streaming is asked for only where the endpoint can stream, in the bod
   const streamed = plan(["--streaming"]);
   assert.equal(streamed.streaming, true);
   assert.equal(streamed.phases[0].plan.streaming, true);
-  assert.equal(JSON.parse(streamed.conversations[0].bodies[1]).stream, true);
+  assert.equal(JSON.parse(streamed.conversations[0].bodies[1] as string).stream, true);
   assert.equal(streamed.inputConfig.streaming, true);
   const plain = plan([]);
   assert.equal(plain.streaming, false);
@@ -187,3 +188,37 @@ Deno.test("--plain-paths all turns every fast path off", () => {
   assert.deepEqual(plan(["--plain-paths", "all"]).plainPaths, [...FAST_PATHS]);
   assert.deepEqual(plan([]).plainPaths, []);
 });
+
+Deno.test("a stored body stays stored in the plan unless streaming changes it", () => {
+  const store = new BodyStore(64);
+  const data: Dataset = {
+    type: "synthetic",
+    source: "synthetic",
+    conversations: [{
+      sessionId: "a",
+      turns: [
+        storedTurn(store, '{"messages":[],"stream":true}'),
+        storedTurn(store, '{"messages":[]}'),
+      ],
+    }],
+  };
+  const [plain] = plan([], { data }).conversations;
+  assert.deepEqual(plain.bodies, [
+    data.conversations[0].turns[0].stored,
+    data.conversations[0].turns[1].stored,
+  ]);
+  const [streamed] = plan(["--streaming"], { data }).conversations;
+  // The first already streams: it is sent from the store; the second gets "stream":true added.
+  assert.equal(streamed.bodies[0], data.conversations[0].turns[0].stored);
+  assert.equal(streamed.bodies[1], '{"messages":[],"stream":true}');
+});
+
+function storedTurn(store: BodyStore, text: string) {
+  const stored = store.add(text);
+  return {
+    stored,
+    get body() {
+      return bodyText(stored);
+    },
+  };
+}
