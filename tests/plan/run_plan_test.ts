@@ -7,7 +7,6 @@ import { describePlan } from "../../src/plan/describe.ts";
 import { NO_LIMIT } from "../../src/plan/phases.ts";
 import { planRun, resolvePlainPaths, type RunPlan } from "../../src/plan/run_plan.ts";
 import { FAST_PATHS } from "../../src/util/fast_paths.ts";
-import { BodyStore, bodyText } from "../../src/util/body_store.ts";
 
 const dataset: Dataset = {
   type: "raw_payload",
@@ -188,37 +187,3 @@ Deno.test("--plain-paths all turns every fast path off", () => {
   assert.deepEqual(plan(["--plain-paths", "all"]).plainPaths, [...FAST_PATHS]);
   assert.deepEqual(plan([]).plainPaths, []);
 });
-
-Deno.test("a stored body stays stored in the plan unless streaming changes it", () => {
-  const store = new BodyStore(64);
-  const data: Dataset = {
-    type: "synthetic",
-    source: "synthetic",
-    conversations: [{
-      sessionId: "a",
-      turns: [
-        storedTurn(store, '{"messages":[],"stream":true}'),
-        storedTurn(store, '{"messages":[]}'),
-      ],
-    }],
-  };
-  const [plain] = plan([], { data }).conversations;
-  assert.deepEqual(plain.bodies, [
-    data.conversations[0].turns[0].stored,
-    data.conversations[0].turns[1].stored,
-  ]);
-  const [streamed] = plan(["--streaming"], { data }).conversations;
-  // The first already streams: it is sent from the store; the second gets "stream":true added.
-  assert.equal(streamed.bodies[0], data.conversations[0].turns[0].stored);
-  assert.equal(streamed.bodies[1], '{"messages":[],"stream":true}');
-});
-
-function storedTurn(store: BodyStore, text: string) {
-  const stored = store.add(text);
-  return {
-    stored,
-    get body() {
-      return bodyText(stored);
-    },
-  };
-}
