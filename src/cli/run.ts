@@ -92,6 +92,7 @@ export async function planStep(input: RunInput): Promise<Planned> {
     target,
     given: input.given ?? new Set(),
     cores: navigator.hardwareConcurrency || 1,
+    env: io.env,
   });
   // The cheap checks first: the tokenizer may be downloaded.
   await checkArtifactDir(config.artifactDir, plan.runDir);

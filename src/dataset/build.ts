@@ -132,26 +132,28 @@ export interface LoadContext {
 }
 
 /**
- * Sets the max tokens of every turn that has none to a draw from Normal(`--osl`,
+ * What sets the max tokens of every turn that has none to a draw from Normal(`--osl`,
  * `--osl-stddev`) (rounded, at least 1), seeded by the run's seed: AIPerf applies
- * `--output-tokens-mean` to file datasets whose entries give no output length. Without `--osl`
- * nothing changes.
+ * `--output-tokens-mean` to file datasets whose entries give no output length. One per load:
+ * its draws go on from one session to the next. Without `--osl` nothing changes.
  */
-export function applyOutputLength(turns: Iterable<PromptTurn>, ctx: LoadContext): void {
+export function outputLengthFiller(ctx: LoadContext): (turns: Iterable<PromptTurn>) => void {
   const mean = ctx.outputTokensMean;
-  if (mean === undefined) return;
+  if (mean === undefined) return () => {};
   const stddev = ctx.outputTokensStddev ?? 0;
   // Its own stream of the seed, so the draws do not shift any other seeded choice.
   const rand = mulberry32(hash32(ctx.seed, 0, 0x05f1));
-  for (const t of turns) {
-    if (t.input.maxTokens !== undefined) continue;
-    let n = mean;
-    if (stddev > 0) {
-      const z = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-      n = mean + z * stddev;
+  return (turns) => {
+    for (const t of turns) {
+      if (t.input.maxTokens !== undefined) continue;
+      let n = mean;
+      if (stddev > 0) {
+        const z = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+        n = mean + z * stddev;
+      }
+      t.input.maxTokens = Math.max(1, Math.round(n));
     }
-    t.input.maxTokens = Math.max(1, Math.round(n));
-  }
+  };
 }
 
 /** The context's body format, or a `DatasetError`: `type` builds its bodies and needs one. */

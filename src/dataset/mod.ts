@@ -62,6 +62,7 @@ export async function loadDataset(path: string, opts: LoadOptions = {}): Promise
     seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
     numConversations: opts.numConversations,
     outputTokensMean: opts.outputTokensMean,
+    outputTokensStddev: opts.outputTokensStddev,
     uuidAndStrip: opts.uuidAndStrip,
   };
   if (type === undefined || type === "") {

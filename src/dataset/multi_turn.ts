@@ -5,7 +5,7 @@
  * (`deltas_without_responses`).
  */
 
-import { applyOutputLength, buildConversation, type LoadContext, requireFormat } from "./build.ts";
+import { buildConversation, type LoadContext, outputLengthFiller, requireFormat } from "./build.ts";
 import { datasetError } from "./errors.ts";
 import { stripRepeatedImages } from "./image_uuids.ts";
 import { forEachLine } from "./lines.ts";
@@ -19,6 +19,7 @@ export const MULTI_TURN = "multi_turn";
 /** Loads a multi_turn file; a line without `session_id` is `<file stem>-<line>`. */
 export async function loadMultiTurn(path: string, ctx: LoadContext): Promise<Dataset> {
   const format = requireFormat(path, ctx, MULTI_TURN);
+  const applyOutputLength = outputLengthFiller(ctx);
   const stem = fileStem(path);
   const conversations: Conversation[] = [];
   await forEachLine(path, (text, line) => {
@@ -40,7 +41,7 @@ export async function loadMultiTurn(path: string, ctx: LoadContext): Promise<Dat
       turns.shift();
       for (const t of turns) t.input.system = system;
     }
-    applyOutputLength(turns, ctx);
+    applyOutputLength(turns);
     if (ctx.uuidAndStrip) stripRepeatedImages(turns);
     const id = rec.session_id === undefined ? `${stem}-${line}` : String(rec.session_id);
     conversations.push(buildConversation(format, id, turns, path));

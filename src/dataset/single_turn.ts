@@ -5,7 +5,7 @@
  * conversations of their own.
  */
 
-import { applyOutputLength, buildConversation, type LoadContext, requireFormat } from "./build.ts";
+import { buildConversation, type LoadContext, outputLengthFiller, requireFormat } from "./build.ts";
 import { datasetError } from "./errors.ts";
 import { stripRepeatedImages } from "./image_uuids.ts";
 import { forEachLine } from "./lines.ts";
@@ -19,6 +19,7 @@ export const SINGLE_TURN = "single_turn";
 /** Loads a single_turn file; session ids default to `<file stem>-<line>`. */
 export async function loadSingleTurn(path: string, ctx: LoadContext): Promise<Dataset> {
   const format = requireFormat(path, ctx, SINGLE_TURN);
+  const applyOutputLength = outputLengthFiller(ctx);
   const stem = fileStem(path);
   const sessions = new Map<string, RecordTurn[]>();
   await forEachLine(path, (text, line) => {
@@ -32,7 +33,7 @@ export async function loadSingleTurn(path: string, ctx: LoadContext): Promise<Da
     throw datasetError(path, "the file is empty: expected one JSON object per line");
   }
   for (const turns of sessions.values()) {
-    applyOutputLength(turns, ctx);
+    applyOutputLength(turns);
     if (ctx.uuidAndStrip) stripRepeatedImages(turns);
   }
   return {

@@ -11,6 +11,8 @@ import { SONNETS } from "./corpus_sonnets.ts";
 import { datasetError } from "./errors.ts";
 import { readText } from "./lines.ts";
 import { PromptSource } from "./prompts.ts";
+import { storeBodies } from "./stored.ts";
+import { BodyStore } from "../util/body_store.ts";
 import type { Conversation, Dataset } from "./types.ts";
 import { type MediaOptions, wantsMedia } from "./media/wants.ts";
 
@@ -98,6 +100,8 @@ export async function generateSynthetic(
     ? Array.from({ length: opts.numPrefixPrompts }, () => gen.prompt(opts.prefixPromptLength))
     : [];
   const media = await mediaSource(opts, ctx.seed, source);
+  // Bodies with media go to shared memory as they are built: each is held once, as sent.
+  const store = media ? new BodyStore() : null;
   const sessions = opts.numConversations ?? opts.numDatasetEntries;
   const conversations: Conversation[] = [];
   for (let s = 0; s < sessions; s++) {
@@ -119,7 +123,8 @@ export async function generateSynthetic(
       turns.push(turn);
     }
     const id = `session_${String(s).padStart(6, "0")}`;
-    conversations.push(buildConversation(format, id, turns, source));
+    const conversation = buildConversation(format, id, turns, source);
+    conversations.push(store ? storeBodies(conversation, store) : conversation);
   }
   return { type: SYNTHETIC, source, conversations };
 }

@@ -7,11 +7,17 @@
  */
 
 import type { FormatOptions, TurnInput } from "../endpoints/types.ts";
+import type { StoredBody } from "../util/body_store.ts";
 
 /** One request of a conversation. */
 export interface Turn {
   /** The request body, exactly as it is sent (JSON text). */
   body: string;
+  /**
+   * Where a `BodyStore` holds the body, when it does (bodies heavy with media): `body` then
+   * decodes it anew at each read, and the run sends these bytes.
+   */
+  stored?: StoredBody;
   /** Milliseconds to wait after the previous turn's answer before sending this one. */
   delayMs?: number;
   /** Absolute send time in milliseconds from the schedule's start (trace replay). */

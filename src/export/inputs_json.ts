@@ -3,13 +3,17 @@
  * `--custom-dataset-type inputs_json`.
  */
 
+import { type Body, bodyText } from "../util/body_store.ts";
 import { writeArtifact, writeArtifactParts } from "./artifact.ts";
 
 /** The bodies sent for one session, in turn order. */
 export interface SessionPayloads {
   sessionId: string;
-  /** Each request body exactly as sent (JSON text). */
-  payloads: string[];
+  /**
+   * Each request body exactly as sent (JSON text); a stored one is decoded when its turn to be
+   * written comes, and let go after.
+   */
+  payloads: readonly Body[];
 }
 
 /** A payload spliced as is when it is JSON text; otherwise kept as a JSON string so the file parses. */
@@ -42,7 +46,7 @@ function* inputsJsonParts(sessions: SessionPayloads[]): Generator<string> {
     else {
       for (let j = 0; j < s.payloads.length; j++) {
         yield j === 0 ? "\n        " : ",\n        ";
-        yield payloadText(s.payloads[j]);
+        yield payloadText(bodyText(s.payloads[j]));
       }
       yield "\n      ]";
     }
@@ -53,9 +57,13 @@ function* inputsJsonParts(sessions: SessionPayloads[]): Generator<string> {
 
 /**
  * Writes `inputs.json` to `path`, creating its directory; in pieces, so that bodies heavy with
- * media may add up to more than one string can hold.
+ * media may add up to more than one string can hold. Stored bodies are decoded one at a time as
+ * the file is written: their text is never all held at once.
  */
 export async function writeInputsJson(path: string, sessions: SessionPayloads[]): Promise<void> {
+  if (sessions.some((s) => s.payloads.some((p) => typeof p !== "string"))) {
+    return await writeArtifactParts(path, inputsJsonParts(sessions));
+  }
   const parts = [...inputsJsonParts(sessions)];
   let length = 0;
   for (const p of parts) length += p.length;

@@ -5,19 +5,20 @@
  */
 
 import { mayHoldMedia, probeBody } from "../dataset/media/probe.ts";
+import type { EntryBodies } from "./entry_body.ts";
 
 /** Per entry: images and seconds of audio, or null for a body without them. */
 export type EntryMedia = { images: number; audioSeconds: number } | null;
 
 /** The media of a run's dataset entries, read on first use. */
 export class MediaInputs {
-  #bodies: readonly { bodies: readonly string[] }[];
+  #bodies: EntryBodies;
   #cache: (EntryMedia | undefined)[][];
 
-  /** @param conversations the run's conversations, as planned (their bodies). */
-  constructor(conversations: readonly { bodies: readonly string[] }[]) {
-    this.#bodies = conversations;
-    this.#cache = conversations.map(() => []);
+  /** @param bodies the run's entries' bodies (their conversations, as planned). */
+  constructor(bodies: EntryBodies) {
+    this.#bodies = bodies;
+    this.#cache = bodies.conversations.map(() => []);
   }
 
   /** The media of turn `turn` of conversation `conv`. */
@@ -26,11 +27,11 @@ export class MediaInputs {
     if (row === undefined) return null;
     const cached = row[turn];
     if (cached !== undefined) return cached;
-    const body = this.#bodies[conv].bodies[turn];
+    const body = this.#bodies.text(conv, turn);
     let media: EntryMedia = null;
     if (body !== undefined && mayHoldMedia(body)) {
       try {
-        const found = probeBody(JSON.parse(body));
+        const found = probeBody(this.#bodies.json(conv, turn));
         if (found && (found.images > 0 || found.audioSeconds > 0)) {
           media = { images: found.images, audioSeconds: found.audioSeconds };
         }

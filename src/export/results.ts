@@ -15,6 +15,8 @@ import { ArtifactError, writeArtifact, writeFailure } from "../export/artifact.t
 import { renderConsoleTable } from "../export/console_table.ts";
 import { aiperfInputConfig } from "../export/input_config.ts";
 import { writeInputsJson } from "../export/inputs_json.ts";
+import { bodyText } from "../util/body_store.ts";
+import { EntryBodies } from "./entry_body.ts";
 import { MediaInputs } from "../export/media_inputs.ts";
 import { RecordWriter } from "../export/record_writer.ts";
 import { writeSummaryCsv } from "../export/summary_csv.ts";
@@ -77,6 +79,7 @@ export class Results {
   #inputTokens: (number | null)[][];
   #requested: (number | null)[][];
   #media: MediaInputs;
+  #entries: EntryBodies;
   /** Turns whose chat input was counted without the chat template, by conversation. */
   #bare: Set<number>[] = [];
   #slices: TimesliceCollector | null;
@@ -101,7 +104,8 @@ export class Results {
       : null;
     this.#inputTokens = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
     this.#requested = opts.conversations.map((c) => new Array(c.bodies.length).fill(undefined));
-    this.#media = new MediaInputs(opts.conversations);
+    this.#entries = new EntryBodies(opts.conversations);
+    this.#media = new MediaInputs(this.#entries);
   }
 
   /** The output tokens a turn's body asks for, read once per dataset entry. */
@@ -110,7 +114,7 @@ export class Results {
     if (cached !== undefined) return cached;
     let n: number | null = null;
     try {
-      n = requestedOutputTokens(JSON.parse(this.#opts.conversations[conv].bodies[turn]));
+      n = requestedOutputTokens(this.#entries.json(conv, turn));
     } catch {
       n = null;
     }
@@ -168,7 +172,9 @@ export class Results {
       this.#writer?.writeValues(record, values);
       if (this.#raw) {
         const body = this.#opts.conversations[record.conversationIndex]?.bodies[record.turnIndex];
-        this.#raw.add(rawLine(record, body, this.#opts.secrets ?? []));
+        this.#raw.add(
+          rawLine(record, body === undefined ? body : bodyText(body), this.#opts.secrets ?? []),
+        );
       }
     } catch (e) {
       this.#failed(e);
@@ -182,7 +188,7 @@ export class Results {
     if (cached !== undefined) return cached;
     let n: number | null = null;
     try {
-      const body = JSON.parse(this.#opts.conversations[conv].bodies[turn]);
+      const body = this.#entries.json(conv, turn) as { messages?: unknown } | null;
       n = countInput(this.#tokenizer, body);
       // A chat body counted without its template is not compared with the server's count.
       if (!this.#tokenizer.countChat && Array.isArray(body?.messages)) {

@@ -5,14 +5,21 @@
  */
 
 import type { PlannedConversation } from "../plan/types.ts";
+import type { Body } from "../util/body_store.ts";
 import { utf8Length } from "../util/utf8.ts";
 
-/** Bodies as UTF-8 bytes in shared memory; body `i` is `bytes[offsets[i] .. offsets[i + 1])`. */
+/**
+ * Bodies as UTF-8 bytes in shared memory; body `i` is
+ * `blocks[spans[3i]].subarray(spans[3i + 1], spans[3i + 2])`.
+ */
 export interface PackedBodies {
-  /** Every body's UTF-8 bytes, back to back, on a SharedArrayBuffer. */
-  bytes: Uint8Array;
-  /** `count + 1` byte offsets into `bytes` (doubles: a dataset may pass 4 GiB), shared too. */
-  offsets: Float64Array;
+  /**
+   * Blocks of bytes on SharedArrayBuffers: the bodies given as text, back to back in the first;
+   * then the blocks of a `BodyStore` that held bodies already, as they are.
+   */
+  blocks: Uint8Array[];
+  /** Per body its block, start and end (doubles: a block may pass 4 GiB), shared too. */
+  spans: Float64Array;
 }
 
 /** A conversation as a Worker holds it: everything but the bodies, which are packed. */
@@ -31,26 +38,50 @@ export interface WorkerDataset {
 
 const encoder = new TextEncoder();
 
-/** Packs `bodies` into shared memory, in order. */
-export function packBodies(bodies: readonly string[]): PackedBodies {
-  const offsets = new Float64Array(new SharedArrayBuffer((bodies.length + 1) * 8));
-  // Exact sizes first, so the shared buffer is allocated once at its final size.
+/**
+ * Packs `bodies` into shared memory, in order: text is encoded into one new block, a body some
+ * `BodyStore` holds stays where it is (its block is shared, not copied).
+ */
+export function packBodies(bodies: readonly Body[]): PackedBodies {
+  const spans = new Float64Array(new SharedArrayBuffer(bodies.length * 3 * 8));
+  // Exact sizes first, so the text's block is allocated once at its final size.
   let total = 0;
+  const blocks: Uint8Array[] = [];
+  const blockIndex = new Map<Uint8Array, number>();
   for (let i = 0; i < bodies.length; i++) {
-    offsets[i] = total;
-    total += utf8Length(bodies[i]);
+    const b = bodies[i];
+    if (typeof b === "string") {
+      spans[3 * i + 1] = total;
+      total += utf8Length(b);
+      spans[3 * i + 2] = total;
+    } else {
+      const [block, start, end] = b.store.span(b.index);
+      const bytes = b.store.blocks[block];
+      let at = blockIndex.get(bytes);
+      if (at === undefined) {
+        // Block 0 is the text's.
+        at = blocks.length + 1;
+        blockIndex.set(bytes, at);
+        blocks.push(bytes);
+      }
+      spans[3 * i] = at;
+      spans[3 * i + 1] = start;
+      spans[3 * i + 2] = end;
+    }
   }
-  offsets[bodies.length] = total;
-  const bytes = new Uint8Array(new SharedArrayBuffer(total));
+  const text = new Uint8Array(new SharedArrayBuffer(total));
   for (let i = 0; i < bodies.length; i++) {
-    encoder.encodeInto(bodies[i], bytes.subarray(offsets[i], offsets[i + 1]));
+    const b = bodies[i];
+    if (typeof b === "string") {
+      encoder.encodeInto(b, text.subarray(spans[3 * i + 1], spans[3 * i + 2]));
+    }
   }
-  return { bytes, offsets };
+  return { blocks: [text, ...blocks], spans };
 }
 
 /** How many bodies are packed. */
 export function bodyCount(packed: PackedBodies): number {
-  return packed.offsets.length - 1;
+  return packed.spans.length / 3;
 }
 
 /**
@@ -59,12 +90,13 @@ export function bodyCount(packed: PackedBodies): number {
  * it into the request message it writes anyway.
  */
 export function bodyBytes(packed: PackedBodies, index: number): Uint8Array {
-  return packed.bytes.subarray(packed.offsets[index], packed.offsets[index + 1]);
+  const s = packed.spans;
+  return packed.blocks[s[3 * index]].subarray(s[3 * index + 1], s[3 * index + 2]);
 }
 
 /** Splits planned conversations into per-conversation metadata and one shared set of bodies. */
 export function packConversations(conversations: readonly PlannedConversation[]): WorkerDataset {
-  const all: string[] = [];
+  const all: Body[] = [];
   const metas = conversations.map((c): WorkerConversation => {
     const { bodies, ...meta } = c;
     const firstBody = all.length;

@@ -11,8 +11,8 @@ import { ConfigError } from "../config/parse.ts";
 import { parseExtraInputs } from "../config/extra_inputs.ts";
 import { redactConfig } from "../config/redact.ts";
 import { defaultSampling } from "../dataset/sampling.ts";
-import type { Dataset } from "../dataset/types.ts";
-import { replayBody } from "../endpoints/replay_body.ts";
+import type { Dataset, Turn } from "../dataset/types.ts";
+import { replayBody, type ReplayOptions } from "../endpoints/replay_body.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 import { fdLimitWarning, readProcLimits } from "./fd_limit.ts";
 import {
@@ -21,6 +21,7 @@ import {
   resolveTransport,
   type TransportKind,
 } from "../transport/select.ts";
+import type { Body } from "../util/body_store.ts";
 import { FAST_PATHS } from "../util/fast_paths.ts";
 import { endpointOptions } from "./endpoint_options.ts";
 import {
@@ -185,7 +186,7 @@ export function plannedConversations(
   return dataset.conversations.map((c) => ({
     sessionId: c.sessionId,
     // What each endpoint needs added for --streaming / --use-server-token-count; see replayBody.
-    bodies: c.turns.map((t) => replayBody(t.body, endpoint, opts)),
+    bodies: c.turns.map((t) => plannedBody(t, endpoint, opts)),
     delaysMs: c.turns.some((t) => t.delayMs) ? c.turns.map((t) => t.delayMs ?? 0) : undefined,
     timestampsMs: c.turns.some((t) => t.timestampMs !== undefined)
       ? c.turns.map((t) => t.timestampMs)
@@ -193,6 +194,18 @@ export function plannedConversations(
     // Built multi-turn conversations: later turns carry the live answers (see dataset/build.ts).
     live: c.live,
   }));
+}
+
+/**
+ * A turn's body as the load sends it: a stored body stays stored (its text is not kept) unless
+ * `replayBody` changes it.
+ */
+function plannedBody(turn: Turn, endpoint: Endpoint, opts: ReplayOptions): Body {
+  if (turn.stored === undefined) return replayBody(turn.body, endpoint, opts);
+  if (!opts.streaming) return turn.stored;
+  const text = turn.body;
+  const sent = replayBody(text, endpoint, opts);
+  return sent === text ? turn.stored : sent;
 }
 
 /** The fast paths `--plain-paths` turns off, `all` expanded to every one. */

@@ -8,12 +8,14 @@ import type { LiveTurns } from "../dataset/types.ts";
 import type { EndpointOptions } from "../endpoints/mod.ts";
 import type { Phase } from "../record/record.ts";
 import type { TransportKind } from "../transport/select.ts";
+import type { Body } from "../util/body_store.ts";
 import type { ProxySettings } from "../transport/proxy.ts";
 
 /** A conversation as Workers hold it: the session id and the body of each turn. */
 export interface PlannedConversation {
   sessionId: string;
-  bodies: string[];
+  /** Each turn's body: its text, or where a `BodyStore` holds it (bodies heavy with media). */
+  bodies: Body[];
   /** Per turn: ms to wait after the previous answer before sending (absent = 0). */
   delaysMs?: number[];
   /** Per turn: recorded send time in ms (trace replay with a fixed schedule). */

@@ -95,3 +95,25 @@ Deno.test("--seq-dist parses weights and stddevs", () => {
   ]]);
   assert.throws(() => parseSeqDist("128:25"), /ISL/);
 });
+
+Deno.test("--osl and --osl-stddev reach a file dataset: turns without a length get draws", async () => {
+  await withTempDir(async (dir) => {
+    const lines = Array.from({ length: 40 }, (_, i) => `{"text":"q${i}"}`);
+    lines.push('{"text":"fixed","output_length":7}');
+    const path = await write(dir, "osl.jsonl", lines.join("\n") + "\n");
+    const maxTokens = async (opts: { outputTokensMean?: number; outputTokensStddev?: number }) =>
+      (await loadDataset(path, { type: "single_turn", format: format(), seed: 3, ...opts }))
+        .conversations.map((c) => JSON.parse(c.turns[0].body).max_completion_tokens);
+    const exact = await maxTokens({ outputTokensMean: 50 });
+    assert.deepEqual(exact, [...Array(40).fill(50), 7]);
+    const spread = await maxTokens({ outputTokensMean: 50, outputTokensStddev: 20 });
+    // The turn that gives its length keeps it; the others are drawn around the mean.
+    assert.equal(spread.at(-1), 7);
+    const drawn = spread.slice(0, -1) as number[];
+    assert.ok(new Set(drawn).size > 10, `draws: ${drawn}`);
+    const mean = drawn.reduce((a, b) => a + b, 0) / drawn.length;
+    assert.ok(Math.abs(mean - 50) < 15, `mean ${mean}`);
+    // The same seed draws the same lengths.
+    assert.deepEqual(await maxTokens({ outputTokensMean: 50, outputTokensStddev: 20 }), spread);
+  });
+});

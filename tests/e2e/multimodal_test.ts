@@ -255,7 +255,7 @@ Deno.test("the tutorials' custom files: image URLs pass through, local images an
   }
 });
 
-Deno.test("--image-format random --random-seed 7 writes a byte-identical inputs.json twice", async () => {
+Deno.test("--image-format random --random-seed 7 writes a byte-identical inputs.json twice, and its replay writes it again", async () => {
   const server = await startMockServer({ outputTokens: 2 });
   const root = await Deno.makeTempDir();
   try {
@@ -290,6 +290,28 @@ Deno.test("--image-format random --random-seed 7 writes a byte-identical inputs.
       texts.push(await Deno.readTextFile(join(await runDir(join(root, name)), "inputs.json")));
     }
     assert.equal(texts[0], texts[1]);
+    // The synthetic runs wrote their bodies back from shared memory; the replay writes the
+    // file's text: the same bytes.
+    const replay = await runCli([
+      "profile",
+      "--model",
+      "m",
+      "--input-file",
+      join(await runDir(join(root, "one")), "inputs.json"),
+      "--custom-dataset-type",
+      "inputs_json",
+      "--request-count",
+      "8",
+      "--url",
+      server.url,
+      "--artifact-dir",
+      join(root, "replay"),
+    ]);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.equal(
+      await Deno.readTextFile(join(await runDir(join(root, "replay")), "inputs.json")),
+      texts[0],
+    );
     const media = server.stats().media!;
     const formats = new Set(Object.keys(media.images).map((k) => k.split(" ")[0]));
     assert.deepEqual(formats, new Set(["png", "jpeg"]));

@@ -2,14 +2,14 @@
  * A proxy set in the environment: `--transport auto` is the HTTP/1.1 client, and it sends every
  * request through the proxy (absolute-form requests, streamed as they come), with the proxy
  * URL's credentials as `Proxy-Authorization` and nowhere in what the run writes; `NO_PROXY`
- * exempts a host. The CLI runs as a subprocess: the proxy comes from the process environment,
- * which an in-process run cannot set for itself alone.
+ * exempts a host. The CLI runs as a subprocess, the proxy coming from the process environment,
+ * but for one in-process run whose proxy comes from the environment its `Io` gives.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../../src/mock/server.ts";
-import { readRecords, spawnCli } from "./helpers.ts";
+import { readRecords, runCli, spawnCli } from "./helpers.ts";
 
 const PAYLOADS = fileURLToPath(new URL("../../examples/payloads.jsonl", import.meta.url));
 
@@ -194,4 +194,26 @@ Deno.test("NO_PROXY naming the server's host sends requests straight to it", asy
   assert.deepEqual(seen, []);
   assert.equal(records.length, 3);
   for (const r of records) assert.equal(r.error, null);
+});
+
+Deno.test("an in-process run takes its proxy from the environment its Io gives", async () => {
+  const dir = await Deno.makeTempDir();
+  const server = await startMockServer({ ttftMs: 1, itlMs: 1, outputTokens: 4 });
+  const proxy = startForwardProxy();
+  try {
+    const res = await runCli(profileArgs(server.url, dir, "auto"), {
+      env: { HTTP_PROXY: proxy.url, NO_PROXY: "", no_proxy: "", HF_HUB_OFFLINE: "1" },
+    });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stderr, /plan: proxy: http:\/\/ through http:\/\/127\.0\.0\.1:\d+/);
+    const records = await readRecords(
+      join(dir, "Qwen_Qwen3-0.6B-openai-chat-concurrency2", "profile_export.jsonl"),
+    );
+    assert.equal(records.length, 3);
+    assert.deepEqual(proxy.seen, records.map(() => `POST ${server.url}/v1/chat/completions`));
+  } finally {
+    await proxy.close();
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { inputsJson, writeInputsJson } from "../../src/export/inputs_json.ts";
+import { type Body, BodyStore } from "../../src/util/body_store.ts";
 import { REFERENCE } from "../_reference.ts";
 
 const REF = join(REFERENCE, "aiperf", "docs_snippets", "inputs.json");
@@ -60,6 +61,29 @@ Deno.test("writeInputsJson creates the directory", async () => {
     const path = join(dir, "x", "inputs.json");
     await writeInputsJson(path, [{ sessionId: "s", payloads: ['{"k": 1}'] }]);
     assert.ok((await Deno.readTextFile(path)).includes('{"k": 1}'));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("stored bodies are written byte for byte as the same bodies given as text", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const bodies = [
+      '{"model":"m",  "messages":[{"role":"user","content":"h\\u00e9 🚀"}],"max_tokens":1e3}',
+      '{\n  "input": "naïve"\n}',
+      "not JSON",
+    ];
+    const store = new BodyStore(32);
+    const sessions = (payloads: Body[][]) =>
+      payloads.map((p, i) => ({ sessionId: `s${i}`, payloads: p }));
+    const asText = sessions([[bodies[0], bodies[1]], [bodies[2]]]);
+    const stored = sessions([[store.add(bodies[0]), bodies[1]], [store.add(bodies[2])]]);
+    await writeInputsJson(join(dir, "text.json"), asText);
+    await writeInputsJson(join(dir, "stored.json"), stored);
+    const text = await Deno.readFile(join(dir, "text.json"));
+    assert.deepEqual(await Deno.readFile(join(dir, "stored.json")), text);
+    assert.equal(new TextDecoder().decode(text), inputsJson(asText));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

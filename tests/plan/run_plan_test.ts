@@ -116,7 +116,7 @@ Deno.test("streaming is asked for only where the endpoint can stream, in the bod
   const streamed = plan(["--streaming"]);
   assert.equal(streamed.streaming, true);
   assert.equal(streamed.phases[0].plan.streaming, true);
-  assert.equal(JSON.parse(streamed.conversations[0].bodies[1]).stream, true);
+  assert.equal(JSON.parse(streamed.conversations[0].bodies[1] as string).stream, true);
   assert.equal(streamed.inputConfig.streaming, true);
   const plain = plan([]);
   assert.equal(plain.streaming, false);

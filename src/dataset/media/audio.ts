@@ -4,10 +4,10 @@
  * `format,base64` spelling.
  */
 
-import { Buffer } from "node:buffer";
 import { encodeMp3 } from "./mp3.ts";
 import type { MediaRandom } from "./random.ts";
 import { writeWav } from "./wav.ts";
+import { base64 } from "../../util/base64.ts";
 
 /** The audio options, as the config names them. */
 export interface AudioOptions {
@@ -64,9 +64,7 @@ export class AudioMaker {
     const bytes = o.audioFormat === "mp3"
       ? encodeMp3(samples, rate, o.audioNumChannels)
       : writeWav(samples, rate, o.audioNumChannels, depth);
-    return `${o.audioFormat},${
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
-    }`;
+    return `${o.audioFormat},${base64(bytes)}`;
   }
 
   /** A request's clips (`--audio-batch-size` of them). */

@@ -17,6 +17,7 @@ import {
 import { IMAGE_ASSETS } from "./image_assets.ts";
 import { resizePixels } from "./image_resize.ts";
 import { fillNoise, type MediaRandom } from "./random.ts";
+import { base64 } from "../../util/base64.ts";
 
 /** The image options, as the config names them. */
 export interface ImageOptions {
@@ -144,9 +145,7 @@ export class ImageMaker {
       for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
       bytes = encodeImage({ width, height, rgba }, format);
     }
-    return `data:${IMAGE_MEDIA_TYPE[format]};base64,${
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
-    }`;
+    return `data:${IMAGE_MEDIA_TYPE[format]};base64,${base64(bytes)}`;
   }
 
   /** A request's images (`--image-batch-size` of them). */

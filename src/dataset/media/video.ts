@@ -4,13 +4,13 @@
  * Generated before the run, never while requests are sent.
  */
 
-import { Buffer } from "node:buffer";
 import { ConfigError } from "../../config/parse.ts";
 import { join } from "node:path";
 import { noiseSamples } from "./audio.ts";
 import type { MediaRandom } from "./random.ts";
 import { synthFrames, type SynthType } from "./video_frames.ts";
 import { writeWav } from "./wav.ts";
+import { base64 } from "../../util/base64.ts";
 
 /** The video options, as the config names them. */
 export interface VideoOptions {
@@ -124,9 +124,7 @@ export class VideoMaker {
         );
       }
       const bytes = await Deno.readFile(out);
-      return `data:video/${o.videoFormat};base64,${
-        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
-      }`;
+      return `data:video/${o.videoFormat};base64,${base64(bytes)}`;
     } finally {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }

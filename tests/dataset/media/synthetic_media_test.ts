@@ -6,6 +6,8 @@ import { decodeImage, encodeImage } from "../../../src/dataset/media/image_codec
 import { audioInfo, probeBody } from "../../../src/dataset/media/probe.ts";
 import { findFfmpeg } from "../../../src/dataset/media/ffmpeg.ts";
 import { wantsMedia } from "../../../src/dataset/media/wants.ts";
+import { generateSynthetic, type SyntheticOptions } from "../../../src/dataset/synthetic.ts";
+import { getEndpoint } from "../../../src/endpoints/mod.ts";
 
 /** AIPerf's defaults: no media at all. */
 const DEFAULTS: MediaOptions = {
@@ -313,3 +315,50 @@ async function ffprobe(bytes: Uint8Array) {
     await Deno.remove(file);
   }
 }
+
+Deno.test("synthetic bodies with media are built into shared memory, each read back whole", async () => {
+  const format = {
+    endpoint: getEndpoint("chat"),
+    options: {
+      model: "m",
+      streaming: false,
+      extraInputs: {},
+      useLegacyMaxTokens: false,
+      useServerTokenCount: false,
+    },
+  };
+  const opts = {
+    numDatasetEntries: 3,
+    sessionTurnsMean: 1,
+    sessionTurnsStddev: 0,
+    sessionTurnDelayMean: 0,
+    sessionTurnDelayStddev: 0,
+    isl: 20,
+    islStddev: 0,
+    oslStddev: 0,
+    promptCorpus: "sonnet",
+    sharedSystemPromptLength: 0,
+    numPrefixPrompts: 0,
+    prefixPromptLength: 0,
+  };
+  const withImages = await generateSynthetic(
+    { ...opts, ...DEFAULTS, imageWidthMean: 8, imageHeightMean: 8 },
+    { format, seed: 5 },
+  );
+  for (const c of withImages.conversations) {
+    const turn = c.turns[0];
+    assert.ok(turn.stored, "a body with media is stored");
+    assert.ok(turn.stored.store.bytes(turn.stored.index).buffer instanceof SharedArrayBuffer);
+    const body = JSON.parse(turn.body);
+    assert.equal(probeBody(body)?.images, 1);
+    // Read twice, the same text.
+    assert.equal(turn.body, turn.body);
+  }
+  // Without media the bodies stay text.
+  const text = await generateSynthetic(opts satisfies SyntheticOptions, { format, seed: 5 });
+  assert.equal(text.conversations[0].turns[0].stored, undefined);
+  assert.equal(
+    typeof Object.getOwnPropertyDescriptor(text.conversations[0].turns[0], "body")?.value,
+    "string",
+  );
+});
