@@ -14,6 +14,7 @@ import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { renderHelp } from "./help.ts";
 import type { Io } from "./io.ts";
+import { readTextIfExists } from "../util/files.ts";
 
 const SUMMARY = "profile_export_aiperf.json";
 const RECORDS = "profile_export.jsonl";
@@ -26,15 +27,6 @@ export function mergeHelp(): string {
     "Join the shards of one sharded run (`profile --shard i/N`) into one artifact set, as if one machine had run it: the summary recomputed from every record, throughput over the global window, inputs.json, the error summary, and shards.json (the per-shard breakdown and warnings). Each input is a shard's run folder, a folder of shards' run folders, or a shard's live API URL (http://host:port).",
     mergeOptions,
   );
-}
-
-async function readOptional(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
 }
 
 async function isRunDir(dir: string): Promise<boolean> {
@@ -66,10 +58,10 @@ async function fromFolder(dir: string): Promise<ShardArtifacts[]> {
   }
   return await Promise.all(dirs.map(async (d) => ({
     source: d,
-    summary: await readOptional(join(d, SUMMARY)),
-    records: await readOptional(join(d, RECORDS)),
-    inputs: await readOptional(join(d, INPUTS)),
-    shardInfo: await readOptional(join(d, SHARD_INFO_FILE)),
+    summary: await readTextIfExists(join(d, SUMMARY)),
+    records: await readTextIfExists(join(d, RECORDS)),
+    inputs: await readTextIfExists(join(d, INPUTS)),
+    shardInfo: await readTextIfExists(join(d, SHARD_INFO_FILE)),
   })));
 }
 

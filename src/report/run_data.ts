@@ -2,6 +2,7 @@
 
 import { basename, join } from "node:path";
 import { loadServerData, type ServerData } from "./server_data.ts";
+import { readTextIfExists } from "../util/files.ts";
 
 /** A metric's stats block as written in `profile_export_aiperf.json`. */
 export type MetricBlock = { unit: string } & Record<string, number | string | null>;
@@ -48,15 +49,6 @@ export class RunDataError extends Error {
 function isBlock(v: unknown): v is MetricBlock {
   return typeof v === "object" && v !== null && !Array.isArray(v) &&
     typeof (v as { unit?: unknown }).unit === "string";
-}
-
-async function readOptional(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
 }
 
 function metricValue(metrics: Record<string, unknown>, tag: string): number | undefined {
@@ -147,7 +139,7 @@ async function summaryName(dir: string): Promise<string | null> {
 export async function loadRun(dir: string): Promise<RunData> {
   const name = await summaryName(dir);
   const summaryPath = join(dir, `${name ?? "profile_export_aiperf"}.json`);
-  const text = await readOptional(summaryPath);
+  const text = await readTextIfExists(summaryPath);
   if (text === null) {
     throw new RunDataError(
       `"${dir}" is not a run's artifact directory: it has no profile_export_aiperf.json`,
@@ -174,7 +166,7 @@ export async function loadRun(dir: string): Promise<RunData> {
     dir,
     name === null || name === "profile_export_aiperf" ? "profile_export.jsonl" : `${name}.jsonl`,
   );
-  const jsonl = await readOptional(jsonlPath);
+  const jsonl = await readTextIfExists(jsonlPath);
   const requests = jsonl === null ? null : parseRequests(jsonl, jsonlPath);
   return {
     name: basename(dir.replace(/[\\/]+$/, "")) || dir,

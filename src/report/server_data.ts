@@ -12,6 +12,7 @@ import {
   type ServerChartSpec,
 } from "../observe/server_charts.ts";
 import type { SeriesSection, ServerSeries } from "../observe/series.ts";
+import { readTextIfExists } from "../util/files.ts";
 
 /** A run's server metrics as the export holds them. */
 export interface ServerData {
@@ -47,13 +48,8 @@ export async function loadServerData(
     ? "server_metrics_export"
     : `${summaryName}_server_metrics`;
   const path = join(dir, `${name}.json`);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
+  const text = await readTextIfExists(path);
+  if (text === null) return null;
   let doc: { series?: Partial<SeriesSection>; metrics?: ServerData["metrics"] };
   try {
     doc = JSON.parse(text);

@@ -8,6 +8,7 @@
 
 import { dirname, join } from "node:path";
 import { readEnv } from "../util/env.ts";
+import { readTextIfExists } from "../util/files.ts";
 
 /** The files reprise reads from a model repository; the first one is required. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
@@ -58,15 +59,6 @@ export function repoCacheDir(cacheDir: string, repo: string): string {
 
 const COMMIT = /^[0-9a-f]{40}$/;
 
-async function readText(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
-}
-
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
@@ -89,7 +81,7 @@ export async function findInCache(
   const dir = repoCacheDir(cacheDir, repo);
   let commit = revision;
   if (!COMMIT.test(revision)) {
-    const ref = await readText(join(dir, "refs", revision));
+    const ref = await readTextIfExists(join(dir, "refs", revision));
     if (ref === null) return null;
     commit = ref.trim();
   }
