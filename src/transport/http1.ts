@@ -72,6 +72,11 @@ export interface Http1Options {
 
 /** Longest request message whose memory an exchange keeps for the next one. */
 const MAX_KEPT_MESSAGE = 16 * 1024;
+/**
+ * A body of bytes from this size on is written after the head from where it lies (shared memory
+ * for a packed body) rather than copied with the head into new memory at each request.
+ */
+export const BODY_APART = 256 * 1024;
 
 /** What the transport's requests share: its connections, targets, deadlines and heads. */
 interface Client {
@@ -171,6 +176,8 @@ class Exchange implements Cancelable, WireExchange {
   #origin: Origin | null = null;
   /** Kept only until the answer's head arrived. */
   #message: Uint8Array | null = null;
+  /** A large body written after `#message` from its own memory; null when in the message. */
+  #bodyApart: Uint8Array | null = null;
   /** The memory messages are written in, kept from one request to the next. */
   #messageBytes: Uint8Array | null = null;
   /** The last message written in that memory, which the next one is written over. */
@@ -207,7 +214,7 @@ class Exchange implements Cancelable, WireExchange {
 
   // The callbacks, made once.
   #onWritten = (n: number): void => this.#written(n);
-  #onWrittenAll = (): void => this.#readHead();
+  #onWrittenAll = (): void => this.#messageWritten();
   #onHeadRead = (n: number | null): void => this.#headRead(n);
   #onSendError = (e: unknown): void => this.#sendFailed(e);
   #onBodyRead = (n: number | null): void => this.#bodyRead(n);
@@ -248,13 +255,17 @@ class Exchange implements Cancelable, WireExchange {
       if (this.cancelled) throw this.reason;
       const target = this.#client.targetOf(req.url);
       this.#origin = target.origin;
+      const body = req.body;
+      const apart = typeof body !== "string" && body.length >= BODY_APART;
       const message = requestMessage(
         target,
         req.headers,
-        req.body,
+        body,
         this.#messageBytes,
         this.#last,
+        apart,
       );
+      this.#bodyApart = apart ? body : null;
       // A message made anew (it did not fit the kept memory) is kept in its place.
       if (message.buffer !== this.#messageBytes?.buffer && message.length <= MAX_KEPT_MESSAGE) {
         this.#messageBytes = message;
@@ -322,7 +333,17 @@ class Exchange implements Cancelable, WireExchange {
     // Usually one write takes it all: no extra async step for the rest.
     if (n < message.length) {
       writeAll(this.conn!.conn, message.subarray(n)).then(this.#onWrittenAll, this.#onSendError);
-    } else this.#readHead();
+    } else this.#messageWritten();
+  }
+
+  /** The message is written: its body written apart follows, then the answer is read. */
+  #messageWritten(): void {
+    const body = this.#bodyApart;
+    if (body === null) this.#readHead();
+    else {
+      this.#bodyApart = null;
+      writeAll(this.conn!.conn, body).then(this.#onWrittenAll, this.#onSendError);
+    }
   }
 
   /** The head, a read at a time. */
@@ -367,6 +388,7 @@ class Exchange implements Cancelable, WireExchange {
   /** The head arrived: the reader says where the body goes. */
   #answer(c: Connection, head: Head): void {
     this.#message = null;
+    this.#bodyApart = null;
     c.uses++;
     this.#head = head;
     if (this.#body === null) this.#body = new BodyReader(c, head);
@@ -479,6 +501,7 @@ class Exchange implements Cancelable, WireExchange {
     this.#watch?.remove(this);
     this.#watch = null;
     this.#message = null;
+    this.#bodyApart = null;
     this.#signal = undefined;
     this.#session = undefined;
     this.#sink = null;

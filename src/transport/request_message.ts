@@ -186,6 +186,9 @@ function rewrite(
  * Otherwise the message is written whole: over `last`'s when it has the same length, else at the
  * start of `spare` when it fits, else into new memory; `last` then describes the message when it
  * is in `spare`'s memory, and holds none otherwise.
+ * With `bodyApart` (a body of bytes), the message is the head alone, its length the body's: the
+ * caller writes the body after it from where it lies, with no copy (a body of a megabyte would
+ * otherwise be copied into new memory at each request, garbage that is collected late).
  */
 export function requestMessage(
   target: Target,
@@ -193,8 +196,9 @@ export function requestMessage(
   body: string | Uint8Array,
   spare: Uint8Array | null = null,
   last: LastMessage | null = null,
+  bodyApart = false,
 ): Uint8Array {
-  if (last !== null && spare !== null) {
+  if (last !== null && spare !== null && !bodyApart) {
     const again = rewrite(last, target, headers, body, spare);
     if (again !== null) return again;
   }
@@ -232,14 +236,14 @@ export function requestMessage(
   const length = String(bodyBytes.length);
   size += CONTENT_LENGTH.length + length.length + 4;
 
-  const total = size + bodyBytes.length;
+  const total = bodyApart ? size : size + bodyBytes.length;
   const old = last?.bytes ?? null;
   const out = old !== null && old.length === total
     ? old
     : spare !== null && spare.length >= total
     ? spare.subarray(0, total)
     : new Uint8Array(total);
-  const kept = last !== null && spare !== null && out.buffer === spare.buffer;
+  const kept = !bodyApart && last !== null && spare !== null && out.buffer === spare.buffer;
   if (kept) {
     last.bytes = out;
     last.target = target;
@@ -274,6 +278,6 @@ export function requestMessage(
   out[at++] = CR;
   out[at++] = LF;
   if (kept) last.bodyAt = at;
-  out.set(bodyBytes, at);
+  if (!bodyApart) out.set(bodyBytes, at);
   return out;
 }

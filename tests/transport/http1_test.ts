@@ -8,6 +8,7 @@ import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 
 import { rawServer } from "./raw_server.ts";
+import { BODY_APART } from "../../src/transport/http1.ts";
 
 const enc = new TextEncoder();
 
@@ -118,6 +119,35 @@ Deno.test("http1: requests of the same, longer and shorter lengths are each sent
   }
 });
 
+Deno.test("http1: a large body of bytes, written after its head from shared memory, arrives byte for byte", async () => {
+  const { srv, seen } = recordingServer();
+  const t = createHttp1Transport();
+  // Above BODY_APART, of an odd length, each byte telling its place; a short body in between.
+  const shared = new Uint8Array(new SharedArrayBuffer(2 * BODY_APART + 7777));
+  for (let i = 0; i < shared.length; i++) shared[i] = 0x21 + (i * 7 + (i >> 9)) % 90;
+  const big = shared.subarray(3, shared.length - 1);
+  const bodies: (string | Uint8Array)[] = [big, '{"n":1}', shared, '{"n":22}'];
+  try {
+    for (let i = 0; i < bodies.length; i++) {
+      const r = await t.send(
+        opts(srv.url, { headers: { "X-Request-ID": `id${i}` }, body: bodies[i] }),
+      );
+      assert.equal(r.error, null);
+    }
+    assert.equal(seen.length, bodies.length);
+    for (let i = 0; i < bodies.length; i++) {
+      const b = bodies[i];
+      const text = typeof b === "string" ? b : new TextDecoder().decode(b);
+      assert.match(seen[i], new RegExp(`\r\nX-Request-ID: id${i}\r\n`));
+      assert.match(seen[i], new RegExp(`\r\ncontent-length: ${text.length}\r\n`));
+      assert.equal(seen[i].length - seen[i].indexOf("\r\n\r\n") - 4, text.length);
+      assert.ok(seen[i].endsWith(`\r\n\r\n${text}`));
+    }
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
 Deno.test("http1: header values are byte strings; the URL's credentials become Basic authentication", async () => {
   const { srv, seen } = recordingServer();
   const t = createHttp1Transport();

@@ -96,3 +96,22 @@ Deno.test("requestMessage: an invalid value is refused when rewritten too, and t
     decoder.decode(requestMessage(t, { "X-Request-ID": "efgh" }, body)),
   );
 });
+
+Deno.test("requestMessage: a body apart is left out, its length given, and the kept message let go", () => {
+  const t = target();
+  const last = new LastMessage();
+  const spare = new Uint8Array(1024);
+  requestMessage(t, { "X-Request-ID": "abcd" }, '{"n":1}', spare, last);
+  assert.notEqual(last.bytes, null);
+  const body = encoder.encode('{"image":"' + "A".repeat(500) + '"}');
+  const m = requestMessage(t, { "X-Request-ID": "efgh" }, body, spare, last, true);
+  const whole = decoder.decode(requestMessage(t, { "X-Request-ID": "efgh" }, body));
+  assert.equal(decoder.decode(m) + decoder.decode(body), whole);
+  assert.equal(last.bytes, null);
+  // The next message is written whole again, not over the head alone.
+  const next = requestMessage(t, { "X-Request-ID": "ijkl" }, '{"n":2}', spare, last);
+  assert.equal(
+    decoder.decode(next),
+    decoder.decode(requestMessage(t, { "X-Request-ID": "ijkl" }, '{"n":2}')),
+  );
+});
