@@ -18,7 +18,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 const K8S = join(ROOT, "deploy/kubernetes");
 /** The Service name the config's endpoint points at, and the shards' headless Service. */
 const SERVER_HOST = "llm-server:8000";
-const SHARD_HOST = /reprise-(\d+)\.reprise-shards:9400/g;
+const SHARD_HOST = /reprise-(\d+)\.reprise-shards:9090/g;
 
 // deno-lint-ignore no-explicit-any
 type Doc = Record<string, any>;
