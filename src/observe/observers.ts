@@ -68,11 +68,13 @@ export class RunObservers {
     let gpu: GpuTelemetry | null = null;
     if (!config.noGpuTelemetry) {
       try {
-        // fetch would ask a proxy of the environment for this machine's exporters: not tried.
+        // fetch would ask a proxy of the environment for this machine's exporters: not tried;
+        // nor is a default port the run's own live API listens on (its /metrics is no exporter).
         const proxies = proxySettings(readEnv);
         const direct = DEFAULT_DCGM_URLS.filter((u) => {
           const x = new URL(u);
-          return proxyUrlFor(proxies, x.protocol, x.hostname, Number(x.port)) === null;
+          return proxyUrlFor(proxies, x.protocol, x.hostname, Number(x.port)) === null &&
+            Number(x.port) !== config.apiPort;
         });
         gpu = new GpuTelemetry(
           gpuTelemetrySettings(config.gpuTelemetry, Deno.readTextFileSync, parseCustomFields),

@@ -40,3 +40,12 @@ Deno.test("observers: parquet asked for is said not to be written, once", () => 
 Deno.test("observers: an unreadable custom-fields CSV is a ConfigError", () => {
   assert.throws(() => observers("--gpu-telemetry", "/nonexistent/fields.csv"), ConfigError);
 });
+
+Deno.test("observers: a default DCGM port the run's own API listens on is not tried", () => {
+  const urls = (o: RunObservers) => o.gpu!.scraper.endpoints.map((e) => e.url);
+  assert.deepEqual(urls(observers().o), [
+    "http://localhost:9400/metrics",
+    "http://localhost:9401/metrics",
+  ]);
+  assert.deepEqual(urls(observers("--api-port", "9400").o), ["http://localhost:9401/metrics"]);
+});
