@@ -6,7 +6,7 @@
 
 import { createTransport, type Transport } from "../answer/client.ts";
 import type { PhasePlan } from "../plan/types.ts";
-import { getEndpoint } from "../endpoints/mod.ts";
+import { phaseEndpoint } from "./slots.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import { warmRequestPath } from "./warm.ts";
 import { fast } from "../util/fast_paths.ts";
@@ -36,7 +36,7 @@ export function preconnectCount(plan: PhasePlan, connections: number): number {
 export function warmPhase(plan: PhasePlan, dataset: WorkerDataset | null): Promise<number> {
   let endpoint;
   try {
-    endpoint = getEndpoint(plan.endpointType, { responseField: plan.responseField });
+    endpoint = phaseEndpoint(plan);
   } catch {
     return Promise.resolve(0);
   }

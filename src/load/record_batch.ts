@@ -156,17 +156,19 @@ export class RecordPacker {
 
   /** The records packed so far, as one batch; the packer starts a new one. */
   take(): RecordBatch {
-    const media = this.#media;
-    if (media.length > 0) this.#media = [];
     const batch: RecordBatch = {
       count: this.#count,
       nums: this.#nums.subarray(0, this.#used),
       epochs: this.#epochs.subarray(0, this.#count * EPOCHS),
       strs: this.#strs,
-      ...(media.length > 0 ? { media } : {}),
       errors: this.#errors,
       reasoning: this.#reasoning,
     };
+    // The rare parts go only when a record had one.
+    if (this.#media.length > 0) {
+      batch.media = this.#media;
+      this.#media = [];
+    }
     if (this.#traces.length > 0) {
       batch.traces = this.#traces;
       this.#traces = [];

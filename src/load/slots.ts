@@ -5,6 +5,7 @@
  */
 
 import { getEndpoint } from "../endpoints/mod.ts";
+import type { Endpoint } from "../endpoints/types.ts";
 import { sampler } from "../dataset/sampling.ts";
 import { createTransport, type Transport } from "../answer/client.ts";
 import { endpointTransport } from "../answer/media_exchange.ts";
@@ -88,6 +89,14 @@ export class InFlight {
   }
 }
 
+/** The endpoint a phase's requests are built and read by, with the plan's endpoint options. */
+export function phaseEndpoint(plan: PhasePlan): Endpoint {
+  return getEndpoint(plan.endpointType, {
+    responseField: plan.responseField,
+    ...plan.endpointOptions,
+  });
+}
+
 /** Runs `slots` slot loops until the phase's limits are reached; resolves when all are done. */
 export async function runSlots(opts: {
   workerId: number;
@@ -120,10 +129,7 @@ export async function runSlots(opts: {
   const views: (Uint8Array | undefined)[] = new Array(Math.min(bodyCount(bodies), MAX_BODY_VIEWS));
   const body = (i: number): Uint8Array =>
     i < views.length ? (views[i] ??= bodyBytes(bodies, i)) : bodyBytes(bodies, i);
-  const endpoint = getEndpoint(plan.endpointType, {
-    responseField: plan.responseField,
-    ...plan.endpointOptions,
-  });
+  const endpoint = phaseEndpoint(plan);
   const pick = sampler(plan.sampling, conversations.length, plan.seed);
   const timing = plan.timing ?? { mode: "concurrency" };
   // The phase's time zero on this thread's clock (each thread has its own timeOrigin).
