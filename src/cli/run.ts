@@ -23,7 +23,6 @@ import { planRun, type RunPlan } from "../plan/run_plan.ts";
 import { nowNs } from "../record/clock.ts";
 import type { RequestRecord } from "../record/record.ts";
 import { setPlainPaths } from "../util/fast_paths.ts";
-import type { ServerMetricsScraper } from "../observe/scraper.ts";
 import { RunObservers } from "../observe/observers.ts";
 import { latestValues } from "../observe/series.ts";
 import { VERSION } from "../version.ts";
@@ -112,8 +111,6 @@ interface Started {
   api: ApiServer | null;
   pool: WorkerPool;
   benchmarkId: string;
-  /** Scrapes the server's /metrics during the run; null with `--no-server-metrics`. */
-  scraper: ServerMetricsScraper | null;
   /** The server's metrics, GPU telemetry and the OpenTelemetry push (src/observe/). */
   observers: RunObservers;
 }
@@ -201,7 +198,7 @@ async function start(input: RunInput, planned: Planned): Promise<Started> {
     const scraper = observers.scraper;
     state.observeServer(() => latestValues(scraper.endpoints));
   }
-  return { results, state, api, pool, benchmarkId, scraper: observers.scraper, observers };
+  return { results, state, api, pool, benchmarkId, observers };
 }
 
 /** Starts the Worker pool and checks that the Workers' clocks agree with the main thread's. */
