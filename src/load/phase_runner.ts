@@ -31,15 +31,13 @@ export class PhaseRunner {
   #end: PhaseEnd = "done";
   #completed = 0;
   #failed = 0;
-  /** The phase's time zero (epoch ms) when it was fixed in advance (`--start-at`). */
+  /** The phase's time zero (epoch ms) when fixed in advance (`startAt`); else it starts now. */
   #startEpochMs: number | undefined;
   #prepared = false;
 
-  /** `startEpochMs`: the phase's time zero, when fixed (shards starting together); else now. */
-  constructor(pool: WorkerPool, spec: PhaseSpec, startEpochMs?: number) {
+  constructor(pool: WorkerPool, spec: PhaseSpec) {
     this.#pool = pool;
     this.#spec = spec;
-    this.#startEpochMs = startEpochMs;
   }
 
   /**
