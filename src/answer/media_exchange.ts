@@ -17,7 +17,7 @@ import { errorText } from "../transport/wire.ts";
 import { mergeMedia } from "./apply.ts";
 import type { Transport } from "./client.ts";
 import { BAD_ANSWER, ErrorType, excerpt } from "./failure.ts";
-import { recycleResult, type SendOptions, type SendResult } from "./result.ts";
+import { emptyResult, recycleResult, type SendOptions, type SendResult } from "./result.ts";
 
 const utf8 = new TextDecoder();
 
@@ -46,21 +46,10 @@ function headersWithout(headers: Record<string, string>, name: string): Record<s
 
 /** A result that failed before anything was sent. */
 function failedBeforeSending(error: RecordError): SendResult {
-  const now = performance.now();
-  return {
-    startPerf: now,
-    ackPerf: null,
-    endPerf: now,
-    responsePerf: new Float64Array(0),
-    responseReasoning: null,
-    outputText: "",
-    reasoningText: "",
-    usage: null,
-    httpStatus: null,
-    error,
-    cancelled: false,
-    media: null,
-  };
+  const r = emptyResult();
+  r.startPerf = r.endPerf = performance.now();
+  r.error = error;
+  return r;
 }
 
 /** Sends the body as the endpoint encodes it (an image edit's form), with its Content-Type. */
