@@ -6,7 +6,7 @@
  */
 
 import { dirname, extname, isAbsolute, join } from "node:path";
-import { encodeBase64 } from "./base64.ts";
+import { base64 } from "../util/base64.ts";
 import type { PromptTurn } from "./build.ts";
 import { datasetError, describeJson } from "./errors.ts";
 
@@ -129,19 +129,19 @@ export function recordTurn(
       isUrl(s) || (s === "" && rec.image_uuids !== undefined)
         ? s
         : `data:${IMAGE_TYPES[extname(s).toLowerCase()] ?? "image/png"};base64,${
-          encodeBase64(readMedia(file, s))
+          base64(readMedia(file, s))
         }`
     );
     const audios = strings(rec, "audio", "audios", where).map((s) => {
       // `format,base64` stays as it is; a path is read and sent as base64 in its own format.
       if (s.includes(",") || isUrl(s)) return s;
-      return `${extname(s).slice(1).toLowerCase() || "wav"},${encodeBase64(readMedia(file, s))}`;
+      return `${extname(s).slice(1).toLowerCase() || "wav"},${base64(readMedia(file, s))}`;
     });
     const videos = strings(rec, "video", "videos", where).map((s) =>
       isUrl(s)
         ? s
         : `data:${VIDEO_TYPES[extname(s).toLowerCase()] ?? "video/mp4"};base64,${
-          encodeBase64(readMedia(file, s))
+          base64(readMedia(file, s))
         }`
     );
     if (texts.length + images.length + audios.length + videos.length === 0) {
