@@ -9,6 +9,7 @@ import { type ProfileConfig, profileOptions } from "../config/options.ts";
 import { parseWithConfigFile } from "../config/file.ts";
 import type { Parsed } from "../config/parse.ts";
 import { exportNames } from "../export/raw_export.ts";
+import { writeArtifact } from "../export/artifact.ts";
 import type { ParamValue, RunRef, RunSummary } from "../sweep/aggregate.ts";
 import { signalExitCode } from "./exit_codes.ts";
 import { type Io, stopSignal } from "./io.ts";
@@ -173,10 +174,12 @@ export function cooldown(seconds: number, io: Io): Promise<boolean> {
   });
 }
 
-/** Writes `text` to `path`, creating its directory. */
-export async function writeText(path: string, text: string): Promise<void> {
-  await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, text);
+/**
+ * Writes `text` to `path`, creating its directory; a failure is an `ArtifactError` (its own exit
+ * code), as for a single run's artifacts.
+ */
+export function writeText(path: string, text: string): Promise<void> {
+  return writeArtifact(path, text);
 }
 
 /** Writes `value` as indented JSON to `path`. */
