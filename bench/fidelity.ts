@@ -8,7 +8,9 @@
  *
  *   deno task bench:fidelity [--concurrency 64,256] [--requests 1280] [--tokens 64]
  *     [--ttft-ms 50] [--gap-ms 5] [--repeat 3] [--pin] [--workers-max N] [--main PATH/main.ts]
- *     [--keep] [--plain NAME[+NAME]]
+ *     [--keep] [--plain NAME[+NAME]] [--v8-flags FLAG[,FLAG]]
+ *
+ * `--v8-flags` adds V8 flags to the binaries' own for reprise (both its clients), to try one.
  *
  * `--plain preconnect+warm-code` adds a third client to every run: reprise with those fast paths
  * turned off (`--plain-paths`), against the same server, to measure what they gain.
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     main: { type: "string" },
     keep: { type: "boolean", default: false },
     plain: { type: "string" },
+    "v8-flags": { type: "string" },
   },
 });
 
@@ -239,7 +242,7 @@ async function runReprise(port: number, c: number, n: number, run: string, plain
     Deno.execPath(),
     "run",
     "-A",
-    `--v8-flags=${V8_FLAGS}`,
+    `--v8-flags=${V8_FLAGS}${values["v8-flags"] === undefined ? "" : `,${values["v8-flags"]}`}`,
     MAIN,
     "profile",
     "--url",

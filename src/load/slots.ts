@@ -13,6 +13,7 @@ import { recycleResult, type SendResult } from "../answer/result.ts";
 import { hash32 } from "../util/rng.ts";
 import { liveBody } from "../dataset/build.ts";
 import { ArrivalCursor } from "./arrivals.ts";
+import { startGrouped, WAVE_GROUP } from "./wave.ts";
 import { epochNs } from "../record/clock.ts";
 import { claimRequestNumber, Ctl, workerInFlight } from "./control.ts";
 import {
@@ -29,6 +30,7 @@ import { globalSession } from "../plan/shard.ts";
 import { bodyBytes, bodyCount, type WorkerDataset } from "./packed.ts";
 import type { RecordError, RequestRecord } from "../record/record.ts";
 import { redactText } from "../config/redact.ts";
+import { fast } from "../util/fast_paths.ts";
 
 /** Bodies whose views a Worker keeps, from the first: 4,096 views are about 350 KiB. */
 const MAX_BODY_VIEWS = 4096;
@@ -472,9 +474,13 @@ export async function runSlots(opts: {
     });
   }
 
-  const loop = timing.mode === "concurrency" ? slot : timing.mode === "users" ? user : issuer;
+  const loop: () => Promise<unknown> = timing.mode === "concurrency"
+    ? slot
+    : timing.mode === "users"
+    ? user
+    : issuer;
   try {
-    await Promise.all(Array.from({ length: opts.slots }, () => loop()));
+    await startGrouped(opts.slots, loop, fast("wave-groups") ? WAVE_GROUP : Infinity);
   } finally {
     transport.close();
   }

@@ -26,6 +26,8 @@ export const FAST_PATHS = [
   "preconnect",
   /** The request loop's code run in memory before a phase's clock starts (load/warm.ts). */
   "warm-code",
+  /** A phase's first wave of requests started in groups, a turn of the event loop apart (load/slots.ts). */
+  "wave-groups",
 ] as const;
 
 /** A fast path's name. */
