@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,11 +48,22 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The log: one mapping reserved at start, never moved (as the server's; see stream_server.c). */
+#define LOG_MAX ((size_t)4 << 30)
+
 static void logline(const char *text, size_t n) {
+  if (!logbuf) {
+    logbuf = mmap(NULL, LOG_MAX, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (logbuf == MAP_FAILED) {
+      perror("mmap");
+      exit(1);
+    }
+    log_cap = LOG_MAX;
+  }
   if (log_len + n > log_cap) {
-    log_cap = (log_len + n) * 2 + 65536;
-    logbuf = realloc(logbuf, log_cap);
-    if (!logbuf) exit(1);
+    fprintf(stderr, "raw_client: log over %zu bytes\n", LOG_MAX);
+    exit(1);
   }
   memcpy(logbuf + log_len, text, n);
   log_len += n;
