@@ -34,7 +34,14 @@ export const INCLUDES = ["src/load/worker.ts", "examples/payloads.jsonl"];
  * Permissions baked into the binary: what any command needs (server and API sockets, datasets,
  * artifacts, env settings), nothing more (no subprocesses, no system info, no FFI).
  */
-export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--allow-env"];
+export const PERMISSIONS = [
+  "--allow-net",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  // The main thread lowers its own priority below the Workers' (src/util/thread_priority.ts).
+  "--allow-sys=getPriority,setPriority",
+];
 
 /**
  * V8 settings baked into the binary, measured with `deno task bench:load` and the same CPU:

@@ -2,6 +2,7 @@
 
 import { signalExitCode, type StopSignal } from "./exit_codes.ts";
 import { readEnv } from "../util/env.ts";
+import { yieldToWorkers } from "../util/thread_priority.ts";
 
 /** Where output goes and where settings come from. */
 export interface Io {
@@ -26,6 +27,11 @@ export interface Io {
    * the run then checks `signal` between those steps.
    */
   exitOnSignal?(on: boolean): void;
+  /**
+   * Called once the run's Workers have started: lowers the main thread's priority below theirs
+   * (util/thread_priority.ts). Absent in-process: a caller's thread keeps its priority.
+   */
+  yieldToWorkers?(): void;
 }
 
 /** The signal that aborted `io.signal`: SIGTERM when its reason says so, else SIGINT. */
@@ -61,6 +67,9 @@ export function processIo(exit?: (code: number) => void): Io {
     isTerminal: Deno.stderr.isTerminal(),
     signal: soft.signal,
     hardSignal: hard.signal,
+    yieldToWorkers() {
+      yieldToWorkers();
+    },
     exitOnSignal(on) {
       exitNow = on;
       // A signal taken before this was turned on ends the process now.

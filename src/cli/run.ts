@@ -207,6 +207,8 @@ async function startPool(input: RunInput, plan: RunPlan): Promise<WorkerPool> {
   // A signal while the Workers start ends their start: the run then stops before its first phase.
   const pool = await WorkerPool.start(plan.workers, plan.conversations, { signal: io.signal });
   if (pool.cancelled) return pool;
+  // The Workers exist: the main thread's own work now waits for theirs.
+  io.yieldToWorkers?.();
   // Each thread stamps with its own clock; records from different Workers must line up.
   const skewMs = pool.clock.maxSkewNs / 1e6;
   if (skewMs > 1) {

@@ -28,6 +28,8 @@ export const FAST_PATHS = [
   "warm-code",
   /** A phase's first wave of requests started in groups, a turn of the event loop apart (load/slots.ts). */
   "wave-groups",
+  /** The main thread's priority lowered below the Workers' during a run (util/thread_priority.ts). */
+  "thread-priority",
 ] as const;
 
 /** A fast path's name. */
