@@ -59,6 +59,7 @@ static void logline(const char *text, size_t n) {
       perror("mmap");
       exit(1);
     }
+    madvise(logbuf, LOG_MAX, MADV_NOHUGEPAGE);
     log_cap = LOG_MAX;
   }
   if (log_len + n > log_cap) {
