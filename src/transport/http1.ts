@@ -54,11 +54,6 @@ export interface Http1Options {
    * are sized so that all of them together stay within a few MiB.
    */
   connections?: number;
-  /**
-   * Reads go straight to Deno's read op where this runtime exposes it (see `coreRead`); false
-   * reads through `Conn.read`, as any runtime allows. Default true.
-   */
-  directReads?: boolean;
   /** How connections are reused; default pooled. */
   reuse?: ConnectionReuse;
   /** The proxies of the run (`proxySettings`); none: every request goes straight to its server. */
@@ -82,8 +77,6 @@ export const BODY_APART = 256 * 1024;
 interface Client {
   lent: LentBuffers;
   bufferBytes: number;
-  /** Connections read through Deno's op where they can (`Http1Options.directReads`). */
-  directReads: boolean;
   caCerts: string[] | undefined;
   connector: Http1Options["connector"];
   deadlines: Deadlines<Exchange>;
@@ -117,7 +110,7 @@ async function connect(o: Origin, client: Client): Promise<Connection> {
     conn = await Deno.connect({ hostname: o.hostname, port: o.port });
     (conn as Deno.TcpConn).setNoDelay(true);
   }
-  return new Connection(conn, client.bufferBytes, client.lent, client.directReads);
+  return new Connection(conn, client.bufferBytes, client.lent);
 }
 
 /**
@@ -541,7 +534,6 @@ export function createHttp1Wire(options: Http1Options = {}): WireTransport {
   const client: Client = {
     lent,
     bufferBytes,
-    directReads: options.directReads ?? true,
     caCerts: options.caCerts,
     connector: options.connector,
     deadlines: new Deadlines<Exchange>(timeUp),

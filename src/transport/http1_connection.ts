@@ -3,8 +3,6 @@
  * and large ones lent by the transport's pool to connections whose reads fill their buffer.
  */
 
-import { directRid, readConn } from "./direct_read.ts";
-
 /**
  * Read buffers: every open connection holds a small one, waiting mostly for a few hundred bytes;
  * a connection whose read filled its buffer (more is waiting) borrows a large one from its
@@ -117,20 +115,15 @@ export class Connection {
   /** The last read filled the free space: more is likely waiting. */
   #full = false;
 
-  /** Deno's id of the connection, for reads through the op; -1 to read through `conn.read`. */
-  #rid: number;
-
-  constructor(conn: Deno.Conn, bufferBytes: number, pool: LentBuffers, direct: boolean) {
+  constructor(conn: Deno.Conn, bufferBytes: number, pool: LentBuffers) {
     this.conn = conn;
     this.buf = this.#own = new Uint8Array(bufferBytes);
     this.#pool = pool;
-    this.#rid = directRid(conn, direct);
   }
 
   /** Reads into `space()`: resolves with the bytes read, 0 or null at the end of the stream. */
   read(): Promise<number | null> {
-    const into = this.space();
-    return readConn(this.conn, this.#rid, into);
+    return this.conn.read(this.space());
   }
 
   /**

@@ -14,8 +14,6 @@ export const FAST_PATHS = [
   "known-events",
   /** An endpoint's text chunks read by their template, not parsed (EndpointFastPath). */
   "text-template",
-  /** Reads straight through Deno's read op, not `Conn.read` (transport/direct_read.ts). */
-  "direct-read",
   /** profile_export.jsonl lines written byte by byte, not JSON.stringify'd (export/record_writer.ts). */
   "record-writer",
   /** Whole-number metric columns kept in 1, 2 or 4 bytes a value, not 8 (metrics/column.ts). */

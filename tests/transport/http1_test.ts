@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { createHttp1Transport } from "../../src/answer/client.ts";
 import { Deadlines, type Timed } from "../../src/transport/deadlines.ts";
-import { directRid } from "../../src/transport/direct_read.ts";
 import { setPlainPaths } from "../../src/util/fast_paths.ts";
 import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
@@ -186,59 +185,55 @@ Deno.test("http1: header values are byte strings; the URL's credentials become B
   }
 });
 
-for (const directReads of [true, false]) {
-  Deno.test(`http1: chunk framing split byte by byte across reads is decoded (reads through ${directReads ? "the op" : "Conn.read"})`, async () => {
-    const body = chunked(chunk("a") + chunk("é")) + chunked(chunk("c")) +
-      chunked("data: [DONE]\n\n") + "0\r\n\r\n";
-    const srv = rawServer(async (conn) => {
-      const bytes = enc.encode(SSE_HEAD + body);
-      for (let i = 0; i < bytes.length; i += 3) {
-        await conn.write(bytes.subarray(i, i + 3));
-        await new Promise((r) => setTimeout(r, 0));
-      }
-      return true;
-    });
-    const t = createHttp1Transport({ readBufferBytes: 16, directReads });
-    try {
-      const r = await t.send(opts(srv.url));
-      assert.equal(r.error, null);
-      assert.equal(r.outputText, "aéc");
-      // The connection ended cleanly and is reused.
-      const again = await t.send(opts(srv.url));
-      assert.equal(again.error, null);
-      assert.equal(srv.accepted(), 1);
-    } finally {
-      t.close();
-      await srv.close();
+Deno.test(`http1: chunk framing split byte by byte across reads is decoded`, async () => {
+  const body = chunked(chunk("a") + chunk("é")) + chunked(chunk("c")) +
+    chunked("data: [DONE]\n\n") + "0\r\n\r\n";
+  const srv = rawServer(async (conn) => {
+    const bytes = enc.encode(SSE_HEAD + body);
+    for (let i = 0; i < bytes.length; i += 3) {
+      await conn.write(bytes.subarray(i, i + 3));
+      await new Promise((r) => setTimeout(r, 0));
     }
+    return true;
   });
-}
+  const t = createHttp1Transport({ readBufferBytes: 16 });
+  try {
+    const r = await t.send(opts(srv.url));
+    assert.equal(r.error, null);
+    assert.equal(r.outputText, "aéc");
+    // The connection ended cleanly and is reused.
+    const again = await t.send(opts(srv.url));
+    assert.equal(again.error, null);
+    assert.equal(srv.accepted(), 1);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
 
-for (const directReads of [true, false]) {
-  Deno.test(`http1: Connection: close and bodies read until close are not reused (reads through ${directReads ? "the op" : "Conn.read"})`, async () => {
-    const srv = rawServer(async (conn, _req, n) => {
-      const json = JSON.stringify({ choices: [{ message: { content: `n${n}` } }] });
-      await conn.write(enc.encode(
-        n % 2 === 0
-          ? `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${json.length}\r\n\r\n${json}`
-          : `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n${json}`,
-      ));
-      return false;
-    });
-    const t = createHttp1Transport({ directReads });
-    try {
-      for (let i = 0; i < 4; i++) {
-        const r = await t.send(opts(srv.url, { streaming: false }));
-        assert.equal(r.error, null);
-        assert.equal(r.outputText, `n${i}`);
-      }
-      assert.equal(srv.accepted(), 4);
-    } finally {
-      t.close();
-      await srv.close();
-    }
+Deno.test(`http1: Connection: close and bodies read until close are not reused`, async () => {
+  const srv = rawServer(async (conn, _req, n) => {
+    const json = JSON.stringify({ choices: [{ message: { content: `n${n}` } }] });
+    await conn.write(enc.encode(
+      n % 2 === 0
+        ? `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${json.length}\r\n\r\n${json}`
+        : `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n${json}`,
+    ));
+    return false;
   });
-}
+  const t = createHttp1Transport();
+  try {
+    for (let i = 0; i < 4; i++) {
+      const r = await t.send(opts(srv.url, { streaming: false }));
+      assert.equal(r.error, null);
+      assert.equal(r.outputText, `n${i}`);
+    }
+    assert.equal(srv.accepted(), 4);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
 
 Deno.test("http1: each answer is read by its own head, also when heads repeat and then change", async () => {
   const json = (n: number) => JSON.stringify({ choices: [{ message: { content: `n${n}` } }] });
@@ -299,30 +294,28 @@ Deno.test("http1: each answer is read by its own head, also when heads repeat an
   }
 });
 
-for (const directReads of [true, false]) {
-  Deno.test(`http1: a kept-alive connection the server closed is replaced transparently (reads through ${directReads ? "the op" : "Conn.read"})`, async () => {
-    const srv = rawServer(async (conn) => {
-      const json = JSON.stringify({ choices: [{ message: { content: "x" } }] });
-      // Claims keep-alive, then closes after the answer (as an idle timeout would).
-      await conn.write(enc.encode(
-        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\n\r\n${json}`,
-      ));
-      return false;
-    });
-    const t = createHttp1Transport({ directReads });
-    try {
-      for (let i = 0; i < 3; i++) {
-        const r = await t.send(opts(srv.url, { streaming: false }));
-        assert.equal(r.error, null, `request ${i}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.equal(srv.accepted(), 3);
-    } finally {
-      t.close();
-      await srv.close();
-    }
+Deno.test(`http1: a kept-alive connection the server closed is replaced transparently`, async () => {
+  const srv = rawServer(async (conn) => {
+    const json = JSON.stringify({ choices: [{ message: { content: "x" } }] });
+    // Claims keep-alive, then closes after the answer (as an idle timeout would).
+    await conn.write(enc.encode(
+      `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\n\r\n${json}`,
+    ));
+    return false;
   });
-}
+  const t = createHttp1Transport();
+  try {
+    for (let i = 0; i < 3; i++) {
+      const r = await t.send(opts(srv.url, { streaming: false }));
+      assert.equal(r.error, null, `request ${i}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(srv.accepted(), 3);
+  } finally {
+    t.close();
+    await srv.close();
+  }
+});
 
 Deno.test("http1: concurrent requests get one connection each", async () => {
   const srv = rawServer(async (conn) => {
@@ -588,22 +581,6 @@ Deno.test("Deadlines: requests leaving from any place; only those still listed t
   assert.deepEqual(timedOut.sort(), ["b", "e"]);
   // The timer stopped with the last one: the test's sanitizer fails on an interval left running.
   assert.equal(deadlines.size, 0);
-});
-
-Deno.test("http1: with direct-read turned off, or not asked for, a connection is read through Conn.read", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
-  const peer = await listener.accept();
-  try {
-    assert.equal(directRid(conn, false), -1);
-    setPlainPaths(["direct-read"]);
-    assert.equal(directRid(conn, true), -1);
-  } finally {
-    setPlainPaths([]);
-    conn.close();
-    peer.close();
-    listener.close();
-  }
 });
 
 Deno.test("http1: waiting counts requests until their answer's body begins, and none after they end", async () => {
