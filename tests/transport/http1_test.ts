@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { createHttp1Transport } from "../../src/answer/client.ts";
 import { Deadlines, type Timed } from "../../src/transport/deadlines.ts";
-import { setPlainPaths } from "../../src/util/fast_paths.ts";
 import type { SendOptions } from "../../src/answer/result.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 
