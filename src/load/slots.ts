@@ -480,7 +480,9 @@ export async function runSlots(opts: {
     ? user
     : issuer;
   try {
-    await startGrouped(opts.slots, loop, fast("wave-groups") ? WAVE_GROUP : Infinity);
+    // Closed-loop slots all start at once; users and issuers each keep their own schedule.
+    const grouped = timing.mode === "concurrency" && fast("wave-groups");
+    await startGrouped(opts.slots, loop, grouped ? WAVE_GROUP : Infinity);
   } finally {
     transport.close();
   }
