@@ -1,15 +1,18 @@
 /**
- * Runs the request loop's code before a phase's clock starts, on connections in memory: V8
- * compiles a function the first time it runs, and the first streamed answer a Worker reads (the
- * HTTP/1.1 client's head and chunk parsing, the SSE framing, the event reader, the endpoint's
- * reading of an event) otherwise pays that compiling inside the first wave's TTFT, a few ms on
- * this project's machine, for every stream of the wave at once. Nothing goes to the network: the
- * server sees no request that is not a record's.
+ * Runs the request loop's code before a phase's clock starts: V8 compiles a function the first
+ * time it runs, and the first streamed answer a Worker reads (the HTTP/1.1 client's head and chunk
+ * parsing, the SSE framing, the event reader, the endpoint's reading of an event) otherwise pays
+ * that compiling inside the first wave's TTFT, a few ms on this project's machine, for every
+ * stream of the wave at once. The answers come from a server of the warm-up's own on loopback
+ * (load/warm_server.ts), so that the code runs on Deno's TCP connections as the run's will, or,
+ * where the sandbox does not allow listening, from connections in memory. The run's server sees
+ * no request that is not a record's.
  */
 
 import { createHttp1Transport, type Transport } from "../answer/client.ts";
 import { recycleResult } from "../answer/result.ts";
 import { forgetKnownEvents } from "../answer/known_events.ts";
+import { startWarmServer, type WarmServer } from "./warm_server.ts";
 import type { Endpoint } from "../endpoints/types.ts";
 
 const enc = new TextEncoder();
@@ -17,7 +20,18 @@ const enc = new TextEncoder();
 /** Streamed answers read in memory per Worker and phase: enough for the baseline compiler. */
 export const WARM_EXCHANGES = 24;
 
-/** Events of each streamed answer, each in a read of its own. */
+/**
+ * Idle time after a Worker's first warm-up, for V8's compiler threads to finish the compiles it
+ * queued. Without it they ran into the first waves: at 256 pinned streams reprise's TTFT error
+ * p99 was 2.8-4.6 ms (median 4.3) against 2.7-4.0 (median 3.2) with it (bench/LEDGER.md,
+ * `warm-code`).
+ */
+export const WARM_SETTLE_MS = 100;
+
+/** A Worker waits {@link WARM_SETTLE_MS} after its first warm-up only. */
+let settled = false;
+
+/** Events of each streamed answer, each written on its own (in memory: each a read of its own). */
 const WARM_EVENTS = 8;
 
 /**
@@ -127,18 +141,26 @@ export async function warmRequestPath(opts: {
   headers: Record<string, string>;
   body: Uint8Array | string;
   exchanges?: number;
+  /** Connections in memory even where a loopback server could listen. */
+  memory?: boolean;
 }): Promise<number> {
   const answer = opts.streaming ? streamedAnswer() : wholeAnswer();
   let t: Transport | null = null;
+  let server: WarmServer | null = null;
   let ok = 0;
   try {
-    t = createHttp1Transport({
-      connections: 1,
-      connector: () => Promise.resolve(new MemoryConn(answer) as unknown as Deno.Conn),
-    });
+    // Deno's own connections to a server of the warm-up's, where the sandbox lets it listen.
+    server = opts.memory ? null : startWarmServer(answer);
+    t = createHttp1Transport(
+      server !== null ? { connections: 1 } : {
+        connections: 1,
+        connector: () => Promise.resolve(new MemoryConn(answer) as unknown as Deno.Conn),
+      },
+    );
+    const url = `${server?.origin ?? "http://warm.invalid"}/v1/chat/completions`;
     for (let i = 0; i < (opts.exchanges ?? WARM_EXCHANGES); i++) {
       const r = await t.send({
-        url: "http://warm.invalid/v1/chat/completions",
+        url,
         headers: opts.headers,
         body: opts.body,
         streaming: opts.streaming,
@@ -152,8 +174,14 @@ export async function warmRequestPath(opts: {
     // Warming is an optimization: whatever fails here fails, if it must, in the real requests.
   } finally {
     t?.close();
+    await server?.close();
     // The warm-up's events are not the server's: none is kept to be recognized in its answers.
     forgetKnownEvents();
+  }
+  if (!settled) {
+    // What the warm-up queued for V8's compiler threads is compiled before the clock starts.
+    settled = true;
+    await new Promise((resolve) => setTimeout(resolve, WARM_SETTLE_MS));
   }
   return ok;
 }

@@ -1,22 +1,64 @@
-/** The warm-up of the request loop reads its answers in memory: every one read, nothing sent. */
+/**
+ * The warm-up of the request loop reads its answers from a server of its own on loopback, or in
+ * memory: every one read, nothing sent anywhere else.
+ */
 import assert from "node:assert/strict";
 import { warmRequestPath } from "../../src/load/warm.ts";
+import { startWarmServer } from "../../src/load/warm_server.ts";
 import { chatEndpoint } from "../../src/endpoints/chat.ts";
 import { knownEventsFor } from "../../src/answer/known_events.ts";
 
-for (const streaming of [true, false]) {
-  Deno.test(`warm-up: ${streaming ? "streamed" : "whole"} answers are read in memory, without error`, async () => {
-    // The URL's host does not resolve: a request that reached the network would fail.
-    const ok = await warmRequestPath({
-      endpoint: chatEndpoint,
-      streaming,
-      headers: { "content-type": "application/json", "X-Request-ID": "w" },
-      body: '{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}',
-      exchanges: 5,
+for (const memory of [false, true]) {
+  for (const streaming of [true, false]) {
+    Deno.test(`warm-up: ${streaming ? "streamed" : "whole"} answers are read ${memory ? "in memory" : "from its loopback server"}, without error`, async () => {
+      const ok = await warmRequestPath({
+        endpoint: chatEndpoint,
+        streaming,
+        headers: { "content-type": "application/json", "X-Request-ID": "w" },
+        body: '{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}',
+        exchanges: 5,
+        memory,
+      });
+      assert.equal(ok, 5);
     });
-    assert.equal(ok, 5);
-  });
+  }
 }
+
+Deno.test("warm-up server: answers each request whole, body and all, then closes with its clients", async () => {
+  const parts = ["HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n", "ok"].map((p) =>
+    new TextEncoder().encode(p)
+  );
+  const server = startWarmServer(parts)!;
+  assert.ok(server !== null, "listening on 127.0.0.1 is allowed in the tests");
+  const port = Number(new URL(server.origin).port);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const buf = new Uint8Array(256);
+  const answer = async () => {
+    let text = "";
+    while (!text.endsWith("ok")) {
+      const n = await conn.read(buf);
+      assert.ok(n !== null, `closed after ${JSON.stringify(text)}`);
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    return text;
+  };
+  // A body split across writes, then a second request on the same connection.
+  await conn.write(new TextEncoder().encode("POST / HTTP/1.1\r\ncontent-length: 5\r\n\r\nab"));
+  const first = answer();
+  // Nothing comes back before the body's last bytes.
+  const early = await Promise.race([
+    first.then(() => "answered"),
+    new Promise((r) => setTimeout(() => r("waiting"), 50)),
+  ]);
+  assert.equal(early, "waiting");
+  await conn.write(new TextEncoder().encode("cde"));
+  assert.match(await first, /^HTTP\/1\.1 200 OK[\s\S]*ok$/);
+  await conn.write(new TextEncoder().encode("GET / HTTP/1.1\r\n\r\n"));
+  assert.match(await answer(), /ok$/);
+  conn.close();
+  await server.close();
+  await assert.rejects(Deno.connect({ hostname: "127.0.0.1", port }));
+});
 
 Deno.test("warm-up: the events it read are not kept to be recognized in the server's answers", async () => {
   const keys = chatEndpoint.fast!.volatileKeys!;
