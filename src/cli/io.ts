@@ -67,9 +67,7 @@ export function processIo(exit?: (code: number) => void): Io {
     isTerminal: Deno.stderr.isTerminal(),
     signal: soft.signal,
     hardSignal: hard.signal,
-    yieldToWorkers() {
-      yieldToWorkers();
-    },
+    yieldToWorkers,
     exitOnSignal(on) {
       exitNow = on;
       // A signal taken before this was turned on ends the process now.

@@ -17,7 +17,7 @@ import type { Endpoint } from "../endpoints/types.ts";
 
 const enc = new TextEncoder();
 
-/** Streamed answers read in memory per Worker and phase: enough for the baseline compiler. */
+/** Answers read per Worker and phase: enough for the baseline compiler. */
 export const WARM_EXCHANGES = 24;
 
 /**

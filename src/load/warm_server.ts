@@ -6,6 +6,8 @@
  * inside the measured time. Only where the sandbox already allows listening on 127.0.0.1.
  */
 
+import { writeAll } from "../util/bytes.ts";
+
 /** A listening warm-up server. */
 export interface WarmServer {
   /** `http://127.0.0.1:<port>`. */
@@ -64,7 +66,7 @@ async function serve(conn: Deno.Conn, answer: Uint8Array[]): Promise<void> {
       }
       buf.copyWithin(0, need, have);
       have -= need;
-      for (const part of answer) await conn.write(part);
+      for (const part of answer) await writeAll(conn, part);
     }
   } catch {
     // The client closed the connection: the warm-up is over.

@@ -22,9 +22,9 @@ export const FAST_PATHS = [
   "o200k",
   /** The slots' connections opened before a phase's clock starts (load/preconnect.ts). */
   "preconnect",
-  /** The request loop's code run in memory before a phase's clock starts (load/warm.ts). */
+  /** The request loop's code run on canned answers before a phase's clock starts (load/warm.ts). */
   "warm-code",
-  /** A phase's first wave of requests started in groups, a turn of the event loop apart (load/slots.ts). */
+  /** A phase's first wave of requests started in groups, a turn of the event loop apart (load/wave.ts). */
   "wave-groups",
   /** The main thread's priority lowered below the Workers' during a run (util/thread_priority.ts). */
   "thread-priority",

@@ -25,37 +25,24 @@ for (const memory of [false, true]) {
 }
 
 Deno.test("warm-up server: answers each request whole, body and all, then closes with its clients", async () => {
-  const parts = ["HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n", "ok"].map((p) =>
-    new TextEncoder().encode(p)
-  );
+  const enc = new TextEncoder();
+  const parts = ["HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n", "ok"].map((p) => enc.encode(p));
   const server = startWarmServer(parts)!;
   assert.ok(server !== null, "listening on 127.0.0.1 is allowed in the tests");
   const port = Number(new URL(server.origin).port);
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  // A body that looks like the end of a head, split across writes, then a second request: a
+  // server that did not wait for the whole body would take its bytes for a third request.
+  await conn.write(enc.encode("POST / HTTP/1.1\r\ncontent-length: 5\r\n\r\nx\r"));
+  await conn.write(enc.encode("\n\r\nGET / HTTP/1.1\r\n\r\n"));
+  await conn.closeWrite();
+  let text = "";
   const buf = new Uint8Array(256);
-  const answer = async () => {
-    let text = "";
-    while (!text.endsWith("ok")) {
-      const n = await conn.read(buf);
-      assert.ok(n !== null, `closed after ${JSON.stringify(text)}`);
-      text += new TextDecoder().decode(buf.subarray(0, n));
-    }
-    return text;
-  };
-  // A body split across writes, then a second request on the same connection.
-  await conn.write(new TextEncoder().encode("POST / HTTP/1.1\r\ncontent-length: 5\r\n\r\nab"));
-  const first = answer();
-  // Nothing comes back before the body's last bytes.
-  const early = await Promise.race([
-    first.then(() => "answered"),
-    new Promise((r) => setTimeout(() => r("waiting"), 50)),
-  ]);
-  assert.equal(early, "waiting");
-  await conn.write(new TextEncoder().encode("cde"));
-  assert.match(await first, /^HTTP\/1\.1 200 OK[\s\S]*ok$/);
-  await conn.write(new TextEncoder().encode("GET / HTTP/1.1\r\n\r\n"));
-  assert.match(await answer(), /ok$/);
+  for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
   conn.close();
+  assert.equal(text, "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok".repeat(2));
   await server.close();
   await assert.rejects(Deno.connect({ hostname: "127.0.0.1", port }));
 });
